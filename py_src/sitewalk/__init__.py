@@ -1,0 +1,7 @@
+"""Sitewalk's browser runtime: headless tools, time travel and generative UI for a LangGraph agent.
+
+Pure modules (contracts, agentserver.sse, headless.registry, ui.validate, timeline) import no
+browser APIs, so they run under CPython too. Only `sitewalk.bridge` and `sitewalk.app` touch `js`.
+"""
+
+__version__ = "0.1.0"

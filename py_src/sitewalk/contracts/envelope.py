@@ -1,0 +1,98 @@
+"""The JSON envelope a headless tool's outcome travels in, from the browser back to the agent.
+
+Success: {"ok": true, "protocol": 1, "tool": name, "tool_call_id": id, "result": {...}}
+Failure: {"ok": false, "protocol": 1, "tool": name, "tool_call_id": id,
+          "error": {"code": "not_found", "message": "...", "detail": {...}}}
+The official JS SDK sends a bare {"error": "message"} instead; `parse_result` understands both.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+PROTOCOL = 1
+
+
+class ErrorCode(str, Enum):
+    """Machine codes the agent can act on; the message is for people."""
+
+    not_found = "not_found"
+    permission_denied = "permission_denied"
+    timeout = "timeout"
+    invalid_args = "invalid_args"
+    serialization_failed = "serialization_failed"
+    not_implemented = "not_implemented"
+    corrupt_data = "corrupt_data"
+    unavailable = "unavailable"
+    contract_mismatch = "contract_mismatch"
+    internal = "internal"
+
+
+class ToolError(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: ErrorCode
+    message: str = Field(max_length=2000)
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class _Envelope(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    protocol: int = PROTOCOL
+    tool: str
+    tool_call_id: str
+
+
+class ToolSuccess(_Envelope):
+    ok: Literal[True] = True
+    result: dict[str, Any]
+
+
+class ToolFailure(_Envelope):
+    ok: Literal[False] = False
+    error: ToolError
+
+
+ToolOutcome = Union[ToolSuccess, ToolFailure]
+_outcome = TypeAdapter(ToolOutcome)
+
+
+def ok_result(tool: str, tool_call_id: str, result: dict[str, Any]) -> dict[str, Any]:
+    return ToolSuccess(tool=tool, tool_call_id=tool_call_id, result=result).model_dump(mode="json")
+
+
+def error_result(
+    tool: str, tool_call_id: str, code: ErrorCode | str, message: str, **detail: Any
+) -> dict[str, Any]:
+    error = ToolError(code=ErrorCode(code), message=message, detail=detail)
+    return ToolFailure(tool=tool, tool_call_id=tool_call_id, error=error).model_dump(mode="json")
+
+
+def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | ToolFailure:
+    """Read what came back for a tool call: Sitewalk's envelope, the SDK's {"error": str}, or a bare value.
+
+    Anything unreadable becomes a `ToolFailure(serialization_failed)` rather than an exception,
+    so the agent always has an outcome to reason about.
+    """
+    if isinstance(value, dict) and "ok" in value and "tool_call_id" in value:
+        try:
+            return _outcome.validate_python(value)
+        except Exception as exc:  # a malformed envelope is data, not a crash
+            return ToolFailure(
+                tool=tool,
+                tool_call_id=tool_call_id,
+                error=ToolError(code=ErrorCode.serialization_failed, message=f"malformed envelope: {exc}"[:2000]),
+            )
+    if isinstance(value, dict) and set(value) == {"error"} and isinstance(value["error"], str):
+        return ToolFailure(
+            tool=tool, tool_call_id=tool_call_id, error=ToolError(code=ErrorCode.internal, message=value["error"][:2000])
+        )
+    if isinstance(value, dict):
+        return ToolSuccess(tool=tool, tool_call_id=tool_call_id, result=value)
+    return ToolFailure(
+        tool=tool,
+        tool_call_id=tool_call_id,
+        error=ToolError(code=ErrorCode.serialization_failed, message=f"expected a JSON object, got {type(value).__name__}"),
+    )

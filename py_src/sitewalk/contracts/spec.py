@@ -1,0 +1,44 @@
+"""The generative-UI spec: a flat map of elements keyed by id, plus the root id.
+
+Shape compatible with json-render: {"root": "card", "elements": {"card": {"type": ..., "props":
+{...}, "children": ["badge"]}}}. Sitewalk adds an identity (message id, tool call id, revision)
+so the browser can tell which spec is current.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RENDER_UI_TOOL = "render_ui"
+
+
+class Element(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: str = Field(max_length=64)
+    props: dict[str, Any] = Field(default_factory=dict)
+    children: list[str] = Field(default_factory=list)
+
+
+class SpecIdentity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message_id: Optional[str] = None
+    tool_call_id: Optional[str] = None
+    revision: int = 0
+
+
+class Spec(BaseModel):
+    """Structure only; `sitewalk.ui.validate` checks it against the catalog."""
+
+    model_config = ConfigDict(extra="forbid")
+    root: str
+    elements: dict[str, Element]
+
+
+class RenderUiArgs(BaseModel):
+    """Arguments of the `render_ui` tool the agent calls to show a screen."""
+
+    model_config = ConfigDict(extra="forbid")
+    root: str = Field(description="Id of the root element.")
+    elements: dict[str, Element] = Field(description="Elements keyed by id; children name other ids.")
