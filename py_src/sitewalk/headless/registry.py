@@ -1,0 +1,115 @@
+"""Match a headless-tool interrupt to the browser's implementation and produce its answer.
+
+The agent's tool interrupts with {"type": "tool", "tool_call": {"id", "name", "args"}} (the official
+SDK's shape). `HeadlessToolRegistry.answer` turns one such interrupt into the resume value
+`{tool_call_id: envelope}`. Every path ends in an envelope, never an exception or a hang:
+unknown tool → not_implemented, bad args → invalid_args, a result that does not fit its model
+or is not plain JSON under the size limit → serialization_failed, a tool that overruns → timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Awaitable, Callable, Optional
+
+from pydantic import BaseModel, ValidationError
+
+from ..contracts.envelope import ErrorCode, error_result, ok_result
+from ..contracts.tools import TOOL_CONTRACTS, ToolContract
+
+ToolImplementation = Callable[[BaseModel], Awaitable[Any]]
+
+MAX_RESULT_BYTES = 64 * 1024
+DEFAULT_TIMEOUT_S = 20.0
+
+
+class ToolFailed(Exception):
+    """Raised by an implementation to end its call with a typed error."""
+
+    def __init__(self, code: ErrorCode | str, message: str, **detail: Any):
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+        self.detail = detail
+
+
+def headless_tool_call(interrupt_value: Any) -> Optional[dict[str, Any]]:
+    """The tool call carried by an interrupt value, or None when it is not a headless tool call."""
+    if not isinstance(interrupt_value, dict) or interrupt_value.get("type") != "tool":
+        return None
+    call = interrupt_value.get("tool_call") or interrupt_value.get("toolCall")
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        return None
+    return call
+
+
+class HeadlessToolRegistry:
+    def __init__(self, contracts: dict[str, ToolContract] = TOOL_CONTRACTS, timeout_s: float = DEFAULT_TIMEOUT_S):
+        self._contracts = contracts
+        self._impls: dict[str, ToolImplementation] = {}
+        self.timeout_s = timeout_s
+
+    def register(self, name: str, implementation: ToolImplementation) -> None:
+        if name not in self._contracts:
+            raise KeyError(f"no contract for tool {name!r}")
+        self._impls[name] = implementation
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._impls)
+
+    def manifest(self) -> dict[str, str]:
+        """Registered tools and their contract digests, for the handshake with the agent."""
+        return {name: self._contracts[name].digest for name in self.names}
+
+    async def run(self, tool_call: dict[str, Any]) -> dict[str, Any]:
+        """Run one tool call; return its envelope (success or typed failure)."""
+        name = tool_call.get("name", "")
+        call_id = str(tool_call.get("id") or "")
+        impl = self._impls.get(name)
+        if impl is None:
+            return error_result(name, call_id, ErrorCode.not_implemented, f"this client does not implement {name!r}",
+                                implemented=self.names)
+        contract = self._contracts[name]
+        try:
+            args = contract.args.model_validate(tool_call.get("args") or {})
+        except ValidationError as exc:
+            return error_result(name, call_id, ErrorCode.invalid_args, "arguments do not match the contract",
+                                issues=_issues(exc))
+        try:
+            raw = await asyncio.wait_for(impl(args), self.timeout_s)
+        except ToolFailed as exc:
+            return error_result(name, call_id, exc.code, exc.message, **exc.detail)
+        except asyncio.TimeoutError:
+            return error_result(name, call_id, ErrorCode.timeout, f"{name} did not finish in {self.timeout_s:g} s")
+        except Exception as exc:  # an implementation bug still gets an answer to the agent
+            return error_result(name, call_id, ErrorCode.internal, f"{type(exc).__name__}: {exc}"[:500])
+        return _checked_result(contract, call_id, raw)
+
+    async def answer(self, interrupt_value: Any) -> Optional[dict[str, Any]]:
+        """The resume value for a headless-tool interrupt ({tool_call_id: envelope}), or None if not one."""
+        call = headless_tool_call(interrupt_value)
+        if call is None:
+            return None
+        envelope = await self.run(call)
+        return {envelope["tool_call_id"]: envelope}
+
+
+def _checked_result(contract: ToolContract, call_id: str, raw: Any) -> dict[str, Any]:
+    name = contract.name
+    try:
+        result = contract.result.model_validate(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+    except ValidationError as exc:
+        return error_result(name, call_id, ErrorCode.serialization_failed, "result does not match the contract",
+                            issues=_issues(exc))
+    payload = result.model_dump(mode="json")
+    size = len(json.dumps(payload, separators=(",", ":")).encode())
+    if size > MAX_RESULT_BYTES:
+        return error_result(name, call_id, ErrorCode.serialization_failed,
+                            f"result is {size} bytes, over the {MAX_RESULT_BYTES} byte limit", size=size)
+    return ok_result(name, call_id, payload)
+
+
+def _issues(exc: ValidationError) -> list[dict[str, str]]:
+    return [{"loc": ".".join(map(str, e["loc"])), "msg": e["msg"]} for e in exc.errors()[:20]]

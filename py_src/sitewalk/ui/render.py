@@ -1,0 +1,48 @@
+"""Render a validated spec to HTML with the registry's trusted jinja2 templates.
+
+Autoescape is on and nothing from the model is marked safe: only the rendered children
+(our own template output) are passed on as Markup. Every element is wrapped with its id in
+`data-sw-id`, so the DOM can be patched per element.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from ..contracts.catalog import CATALOG
+
+_TEMPLATES = Path(__file__).parent / "templates"
+
+# Registry: catalog type -> trusted template. A type without a template cannot render.
+REGISTRY: dict[str, str] = {name: f"{name}.j2" for name in CATALOG}
+
+_env = Environment(
+    loader=FileSystemLoader(str(_TEMPLATES)),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def render_element(key: str, elements: dict[str, Any]) -> Markup:
+    element = elements[key]
+    kind = element["type"]
+    props = CATALOG[kind].model_validate(element.get("props") or {})
+    children = Markup("").join(render_element(child, elements) for child in element.get("children") or [])
+    html = _env.get_template(REGISTRY[kind]).render(id=key, props=props, children=children)
+    return Markup(html)
+
+
+def render_spec(spec: dict[str, Any]) -> str:
+    """HTML for a spec that `validate_spec` accepted."""
+    return str(render_element(spec["root"], spec["elements"]))
+
+
+def render_template(name: str, **context: Any) -> str:
+    """Render one of the app's own templates (the shell of the app view)."""
+    return _env.get_template(name).render(**context)

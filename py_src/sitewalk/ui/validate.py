@@ -1,0 +1,112 @@
+"""Validate a UI spec against the catalog, returning every issue rather than the first exception.
+
+Each issue has a machine code, the element id it concerns and a short repair text that can be
+handed back to the model. Codes: missing_root, unknown_type, invalid_props, missing_child,
+cycle, orphan, too_deep, too_large, invalid_shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Optional
+
+from pydantic import ValidationError
+
+from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
+
+MAX_ELEMENTS = 2000
+MAX_DEPTH = 24
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str
+    element: Optional[str]
+    message: str
+    repair: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def validate_spec(spec: Any) -> list[Issue]:
+    if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
+        return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'",
+                      "Send {\"root\": id, \"elements\": {id: {\"type\", \"props\", \"children\"}}}.")]
+    elements: dict[str, Any] = spec["elements"]
+    issues: list[Issue] = []
+    if len(elements) > MAX_ELEMENTS:
+        issues.append(Issue("too_large", None, f"{len(elements)} elements, over the limit of {MAX_ELEMENTS}",
+                            "Split the screen or summarise; send fewer elements."))
+    for key, element in elements.items():
+        issues.extend(_element_issues(key, element, elements))
+    root = spec.get("root")
+    if not isinstance(root, str) or root not in elements:
+        issues.append(Issue("missing_root", root if isinstance(root, str) else None,
+                            f"root {root!r} is not an element id", "Set 'root' to the id of an element you sent."))
+        return issues
+    issues.extend(_tree_issues(root, elements))
+    return issues
+
+
+def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Issue]:
+    if not isinstance(element, dict) or not isinstance(element.get("type"), str):
+        return [Issue("invalid_shape", key, "an element is an object with a string 'type'",
+                      "Give the element a 'type' from the catalog, 'props' and 'children'.")]
+    kind = element["type"]
+    model = CATALOG.get(kind)
+    if model is None:
+        return [Issue("unknown_type", key, f"{kind!r} is not in the catalog",
+                      f"Use one of: {', '.join(sorted(CATALOG))}.")]
+    issues = []
+    try:
+        model.model_validate(element.get("props") or {})
+    except ValidationError as exc:
+        for err in exc.errors()[:10]:
+            field = ".".join(map(str, err["loc"])) or "props"
+            issues.append(Issue("invalid_props", key, f"{kind}.{field}: {err['msg']}",
+                                f"Fix prop '{field}' of {key} to match the {kind} schema."))
+    children = element.get("children") or []
+    if not isinstance(children, list) or not all(isinstance(c, str) for c in children):
+        issues.append(Issue("invalid_shape", key, "'children' must be a list of element ids",
+                            "List child ids as strings."))
+        return issues
+    if children and kind not in ACCEPTS_CHILDREN:
+        issues.append(Issue("invalid_props", key, f"{kind} takes no children",
+                            f"Move the children of {key} into a Stack or an InspectionCard."))
+    for child in children:
+        if child not in elements:
+            issues.append(Issue("missing_child", key, f"child {child!r} of {key} is not an element",
+                                f"Send element {child!r} or remove it from {key}.children."))
+    return issues
+
+
+def _tree_issues(root: str, elements: dict[str, Any]) -> list[Issue]:
+    """Walk from the root once: cycles, depth, and elements nothing reaches."""
+    issues: list[Issue] = []
+    reached: set[str] = set()
+    # iterative DFS with the current path, so deep specs do not hit the recursion limit
+    stack: list[tuple[str, int, tuple[str, ...]]] = [(root, 1, ())]
+    too_deep_reported = False
+    while stack:
+        key, depth, path = stack.pop()
+        if key in path:
+            issues.append(Issue("cycle", key, f"{key} is its own ancestor ({' > '.join(path + (key,))})",
+                                f"Remove {key} from the children of {path[-1]}."))
+            continue
+        if depth > MAX_DEPTH and not too_deep_reported:
+            too_deep_reported = True
+            issues.append(Issue("too_deep", key, f"nesting is deeper than {MAX_DEPTH}", "Flatten the layout."))
+        if key in reached:
+            continue  # shared child: fine, render it once per parent
+        reached.add(key)
+        element = elements.get(key)
+        children = element.get("children") if isinstance(element, dict) else None
+        for child in reversed(children if isinstance(children, list) else []):
+            if isinstance(child, str) and child in elements:
+                stack.append((child, depth + 1, path + (key,)))
+    for key in elements:
+        if key not in reached:
+            issues.append(Issue("orphan", key, f"{key} is not reachable from the root {root}",
+                                f"Add {key} to a parent's children or drop it."))
+    return issues
