@@ -1,0 +1,106 @@
+"""Assemble a run's `messages-tuple` stream: text per message, tool-call arguments per call.
+
+Fragments are keyed by (namespace, message id, chunk index) — never one global string — and the
+`id`/`name` that only the first fragment carries are remembered for the rest. The partial parsed
+`tool_calls` the server attaches to chunks are ignored (DESIGN: misleading).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+class CallState:
+    collecting_args = "collecting_args"
+    args_ready = "args_ready"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+
+
+@dataclass
+class ToolCallProgress:
+    key: tuple[str, str, int]
+    id: Optional[str] = None
+    name: Optional[str] = None
+    fragments: list[str] = field(default_factory=list)
+    state: str = CallState.collecting_args
+    args: Optional[dict[str, Any]] = None
+
+    @property
+    def args_text(self) -> str:
+        return "".join(self.fragments)
+
+    def try_complete(self) -> bool:
+        """Parse the collected text once the stream says the message is done."""
+        try:
+            parsed = json.loads(self.args_text or "{}")
+        except ValueError:
+            return False
+        if isinstance(parsed, dict):
+            self.args = parsed
+            self.state = CallState.args_ready
+            return True
+        return False
+
+
+@dataclass
+class MessageText:
+    id: str
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class RunAssembler:
+    def __init__(self) -> None:
+        self.calls: dict[tuple[str, str, int], ToolCallProgress] = {}
+        self.texts: dict[str, MessageText] = {}
+
+    def feed(self, data: Any, namespace: str = "") -> list[Any]:
+        """Feed one messages-tuple payload ([chunk, metadata]); return what changed."""
+        chunk = data[0] if isinstance(data, (list, tuple)) and data else data
+        if not isinstance(chunk, dict) or not str(chunk.get("type", "")).startswith("AI"):
+            return []
+        message_id = str(chunk.get("id") or "")
+        changed: list[Any] = []
+        text = _text_of(chunk.get("content"))
+        if text:
+            entry = self.texts.setdefault(message_id, MessageText(message_id))
+            entry.parts.append(text)
+            changed.append(entry)
+        for fragment in chunk.get("tool_call_chunks") or []:
+            index = fragment.get("index")
+            key = (namespace, message_id, index if isinstance(index, int) else 0)
+            call = self.calls.setdefault(key, ToolCallProgress(key))
+            call.id = call.id or fragment.get("id")
+            call.name = call.name or fragment.get("name")
+            if fragment.get("args"):
+                call.fragments.append(fragment["args"])
+            changed.append(call)
+        if chunk.get("chunk_position") == "last" or chunk.get("response_metadata", {}).get("finish_reason"):
+            changed.extend(self.finish_message(message_id))
+        return changed
+
+    def finish_message(self, message_id: Optional[str] = None) -> list[ToolCallProgress]:
+        done = []
+        for call in self.calls.values():
+            if call.state == CallState.collecting_args and (message_id is None or call.key[1] == message_id):
+                if call.try_complete():
+                    done.append(call)
+        return done
+
+    def call_by_id(self, tool_call_id: str) -> Optional[ToolCallProgress]:
+        return next((c for c in self.calls.values() if c.id == tool_call_id), None)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
