@@ -1,0 +1,81 @@
+"""The Sitewalk app in the browser: wires the session, the headless tools and the DOM view.
+
+Entry point `main(config)` is called by web/boot.js once the packages are loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import bridge
+from ..agentserver.client import AgentServerClient
+from ..agentserver.errors import AgentServerError
+from ..headless import HeadlessToolRegistry, draft_key, read_local_draft
+from ..session import InspectionSession
+from ..ui.render import render_template
+from .view import DomView
+
+__all__ = ["main"]
+
+
+async def main(config: Any) -> None:
+    if hasattr(config, "to_py"):
+        config = config.to_py()
+    server_url = str(config["agentServerUrl"]).rstrip("/")
+    client = AgentServerClient(server_url)
+    await _wait_for_server(client, server_url)
+
+    store = bridge.LocalStorageStore()
+    registry = HeadlessToolRegistry()
+    registry.register("read_local_draft", read_local_draft(store))
+
+    bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
+    bridge.shell().showApp()
+    view = DomView()
+
+    async def start(_event: Any) -> None:
+        inspection_id = bridge.element("sw-inspection-id").value.strip()
+        if not inspection_id:
+            bridge.show_status("Enter an inspection id first.", error=True)
+            return
+        view.reset()
+        session = InspectionSession(client, registry, view)
+        bridge.element("sw-start").disabled = True
+        try:
+            await session.start(inspection_id)
+            bridge.show_status(f"Inspection {inspection_id}: run finished")
+        finally:
+            bridge.element("sw-start").disabled = False
+
+    def save_draft(_event: Any) -> None:
+        inspection_id = bridge.element("sw-inspection-id").value.strip()
+        if not inspection_id:
+            bridge.show_status("Enter an inspection id first.", error=True)
+            return
+        findings = [line.strip() for line in bridge.element("sw-draft-findings").value.splitlines() if line.strip()]
+        draft = {
+            "inspection_id": inspection_id,
+            "site": bridge.element("sw-draft-site").value,
+            "inspector": bridge.element("sw-draft-inspector").value,
+            "findings": findings,
+            "risk": bridge.element("sw-draft-risk").value,
+        }
+        store.set(draft_key(inspection_id), json.dumps(draft))
+        bridge.show_status(f"Draft for {inspection_id} saved on this device.")
+
+    bridge.on("sw-start", "click", start)
+    bridge.on("sw-save-draft", "click", save_draft)
+    bridge.mark_ready()
+
+
+async def _wait_for_server(client: AgentServerClient, server_url: str) -> None:
+    """Block on the shell's error screen until the agent server answers; Retry checks again."""
+    while True:
+        try:
+            await client.ok()
+            bridge.shell().hideError()
+            return
+        except AgentServerError as exc:
+            bridge.shell().showError(f"Cannot reach the agent server at {server_url}", f"{type(exc).__name__}: {exc}")
+            await bridge.wait_for_retry()

@@ -1,0 +1,50 @@
+"""The DOM side of `session.View`: each update touches only its own node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import bridge
+from ..timeline import Checkpoint
+from ..ui.render import render_template
+from ..ui.validate import Issue
+
+
+class DomView:
+    def reset(self) -> None:
+        for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
+            bridge.set_html(node_id, "")
+
+    def status(self, text: str) -> None:
+        bridge.show_status(text)
+
+    def agent_text(self, message_id: str, text: str) -> None:
+        node = self._child("sw-transcript", "p", "data-message-id", message_id)
+        node.textContent = text
+
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
+        node = self._child("sw-tool-calls", "li", "data-call-id", call_id)
+        node.dataset.state = state
+        node.dataset.tool = name
+        node.innerHTML = render_template("tool_call.j2", name=name, state=state, detail=detail)
+
+    def screen(self, html: str, spec: dict[str, Any]) -> None:
+        bridge.set_html("sw-screen", html)
+        bridge.set_html("sw-screen-issues", "")
+
+    def screen_issues(self, issues: list[Issue]) -> None:
+        bridge.set_html("sw-screen-issues", render_template("issues.j2", issues=issues))
+
+    def timeline(self, checkpoints: list[Checkpoint]) -> None:
+        bridge.set_html("sw-timeline", render_template("timeline.j2", checkpoints=checkpoints))
+
+    def _child(self, parent_id: str, tag: str, attribute: str, key: str) -> Any:
+        """The parent's child keyed by `attribute`, created once and then updated in place."""
+        parent = bridge.element(parent_id)
+        selector = f'{tag}[{attribute}="{bridge.js.CSS.escape(key)}"]'
+        node = parent.querySelector(selector)
+        if node is None:
+            node = bridge.js.document.createElement(tag)
+            node.setAttribute(attribute, key)
+            parent.appendChild(node)
+        return node

@@ -1,0 +1,115 @@
+"""One inspection's conversation with the agent: stream runs, answer headless tools, track UI and history.
+
+Pure orchestration: it talks to the agent server through `AgentServerClient` and to the screen
+through a `View`, so the same code runs in the browser and under CPython tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol
+
+from .agentserver.client import AgentServerClient, pending_interrupts
+from .headless.registry import HeadlessToolRegistry, headless_tool_call
+from .streaming import CallState, RunAssembler, ToolCallProgress
+from .timeline import Checkpoint, build_timeline
+from .ui.render import render_spec
+from .ui.validate import Issue, validate_spec
+
+ASSISTANT_ID = "inspection"
+STREAM_MODES = ("values", "updates", "messages-tuple")
+MAX_RESUMES = 20  # a run that keeps interrupting is a bug in the graph; stop rather than loop
+
+
+class View(Protocol):
+    def status(self, text: str) -> None: ...
+    def agent_text(self, message_id: str, text: str) -> None: ...
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None: ...
+    def screen(self, html: str, spec: dict[str, Any]) -> None: ...
+    def screen_issues(self, issues: list[Issue]) -> None: ...
+    def timeline(self, checkpoints: list[Checkpoint]) -> None: ...
+
+
+class InspectionSession:
+    def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
+                 assistant_id: str = ASSISTANT_ID):
+        self.client = client
+        self.registry = registry
+        self.view = view
+        self.assistant_id = assistant_id
+        self.thread_id: Optional[str] = None
+        self.spec_identity: Optional[dict[str, Any]] = None
+        self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
+
+    async def start(self, inspection_id: str) -> None:
+        thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
+        self.thread_id = thread["thread_id"]
+        self.view.status(f"Inspection {inspection_id}: thread {self.thread_id}")
+        message = {"role": "user", "content": f"Start inspection {inspection_id}"}
+        await self.run(input={"messages": [message], "inspection_id": inspection_id,
+                              "client_tools": self.registry.manifest()})
+
+    async def run(self, **run_kwargs: Any) -> None:
+        """Stream one run and keep resuming it while it waits on headless tools this client answers."""
+        assert self.thread_id, "start() first"
+        for _ in range(MAX_RESUMES):
+            await self._stream(**run_kwargs)
+            answers = await self._answer_pending()
+            if not answers:
+                break
+            run_kwargs = {"command": {"resume": answers}}
+        await self.refresh_timeline()
+
+    async def _stream(self, **run_kwargs: Any) -> None:
+        assembler = RunAssembler()
+        async for part in self.client.runs.stream(self.thread_id, self.assistant_id,
+                                                  stream_mode=STREAM_MODES, **run_kwargs):
+            kind = part.event.split("|", 1)[0]
+            if kind == "messages":
+                for change in assembler.feed(part.data):
+                    if isinstance(change, ToolCallProgress):
+                        self.view.tool_call(change.id or "?", change.name or "?", change.state, change.args_text)
+                    else:
+                        self.view.agent_text(change.id, change.text)
+            elif kind == "values" and isinstance(part.data, dict):
+                self._show_spec(part.data.get("ui_spec"))
+        for call in assembler.finish_message():
+            self.view.tool_call(call.id or "?", call.name or "?", call.state, call.args_text)
+
+    async def _answer_pending(self) -> dict[str, Any]:
+        state = await self.client.threads.get_state(self.thread_id)
+        answers: dict[str, Any] = {}
+        for interrupt in pending_interrupts(state):
+            call = headless_tool_call(interrupt.get("value"))
+            if call is None:
+                continue  # not a headless tool (e.g. human review): another part of the app answers it
+            call_id = str(call.get("id"))
+            self.view.tool_call(call_id, call["name"], CallState.running)
+            answer = await self.registry.answer(interrupt["value"])
+            envelope = answer[call_id]
+            self.outcomes[call_id] = envelope
+            state_name = CallState.succeeded if envelope["ok"] else CallState.failed
+            detail = "" if envelope["ok"] else f"{envelope['error']['code']}: {envelope['error']['message']}"
+            self.view.tool_call(call_id, call["name"], state_name, detail)
+            answers[interrupt["id"]] = answer
+        return answers
+
+    def _show_spec(self, ui_spec: Any) -> None:
+        if not isinstance(ui_spec, dict):
+            return
+        identity = ui_spec.get("identity")
+        if identity is not None and identity == self.spec_identity:
+            return  # the same spec again in a later values event: nothing to redraw
+        issues = validate_spec(ui_spec)
+        if issues:
+            self.view.screen_issues(issues)  # the last good screen stays
+            return
+        self.spec_identity = identity
+        self.view.screen(render_spec(ui_spec), ui_spec)
+
+    async def refresh_timeline(self) -> list[Checkpoint]:
+        history: list[dict[str, Any]] = []
+        async for page in self.client.threads.iter_history(self.thread_id, page_size=50):
+            history.extend(page)
+        checkpoints = build_timeline(history)
+        self.view.timeline(checkpoints)
+        return checkpoints
