@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
+from .contracts.spec import RENDER_UI_TOOL
 from .agentserver.client import AgentServerClient, pending_interrupts
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
 from .streaming import CallState, RunAssembler, ToolCallProgress
@@ -67,13 +68,20 @@ class InspectionSession:
             if kind == "messages":
                 for change in assembler.feed(part.data):
                     if isinstance(change, ToolCallProgress):
-                        self.view.tool_call(change.id or "?", change.name or "?", change.state, change.args_text)
+                        self._show_call(change)
                     else:
                         self.view.agent_text(change.id, change.text)
             elif kind == "values" and isinstance(part.data, dict):
                 self._show_spec(part.data.get("ui_spec"))
         for call in assembler.finish_message():
-            self.view.tool_call(call.id or "?", call.name or "?", call.state, call.args_text)
+            self._show_call(call)
+
+    def _show_call(self, call: ToolCallProgress) -> None:
+        self.view.tool_call(call.id or "?", call.name or "?", call.state, call.args_text)
+        if call.name == RENDER_UI_TOOL and call.state == CallState.args_ready and call.args is not None:
+            # Show the screen as soon as its arguments are complete; the server validates it again.
+            identity = {"message_id": call.key[1], "tool_call_id": call.id, "revision": 0}
+            self._show_spec({**call.args, "identity": identity})
 
     async def _answer_pending(self) -> dict[str, Any]:
         state = await self.client.threads.get_state(self.thread_id)
@@ -96,10 +104,10 @@ class InspectionSession:
     def _show_spec(self, ui_spec: Any) -> None:
         if not isinstance(ui_spec, dict):
             return
-        identity = ui_spec.get("identity")
-        if identity is not None and identity == self.spec_identity:
-            return  # the same spec again in a later values event: nothing to redraw
-        issues = validate_spec(ui_spec)
+        identity = ui_spec.get("identity") or {}
+        if self.spec_identity and _same_spec(identity, self.spec_identity):
+            return  # the same spec again (e.g. in a later values event): nothing to redraw
+        issues = validate_spec({k: v for k, v in ui_spec.items() if k != "identity"})
         if issues:
             self.view.screen_issues(issues)  # the last good screen stays
             return
@@ -113,3 +121,7 @@ class InspectionSession:
         checkpoints = build_timeline(history)
         self.view.timeline(checkpoints)
         return checkpoints
+
+
+def _same_spec(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.get("tool_call_id") == b.get("tool_call_id") and a.get("revision", 0) == b.get("revision", 0)
