@@ -41,11 +41,12 @@ class InspectionSession:
         self.spec_identity: Optional[dict[str, Any]] = None
         self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
 
-    async def start(self, inspection_id: str) -> None:
+    async def start(self, inspection_id: str, note: str = "") -> None:
         thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
         self.thread_id = thread["thread_id"]
         self.view.status(f"Inspection {inspection_id}: thread {self.thread_id}")
-        message = {"role": "user", "content": f"Start inspection {inspection_id}"}
+        text = f"Start inspection {inspection_id}" + (f"\n{note}" if note else "")
+        message = {"role": "user", "content": text}
         await self.run(input={"messages": [message], "inspection_id": inspection_id,
                               "client_tools": self.registry.manifest()})
 

@@ -43,7 +43,7 @@ async def main(config: Any) -> None:
         session = InspectionSession(client, registry, view)
         bridge.element("sw-start").disabled = True
         try:
-            await session.start(inspection_id)
+            await session.start(inspection_id, note=bridge.element("sw-note").value.strip())
             bridge.show_status(f"Inspection {inspection_id}: run finished")
         finally:
             bridge.element("sw-start").disabled = False

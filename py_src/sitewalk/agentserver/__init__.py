@@ -1,0 +1,36 @@
+"""Client for the LangGraph Agent Server, shared by the browser (Pyodide) and CPython tests."""
+
+from .client import AgentServerClient, StreamPart, pending_interrupts
+from .errors import (
+    AgentServerError,
+    Conflict,
+    HTTPStatusError,
+    NotFound,
+    ServerError,
+    ServerUnreachable,
+    StreamError,
+    UnprocessableEntity,
+    error_for_status,
+)
+from .sse import SSEDecoder, ServerSentEvent
+from .transport import HttpxTransport, Transport, default_transport
+
+__all__ = [
+    "AgentServerClient",
+    "AgentServerError",
+    "Conflict",
+    "HTTPStatusError",
+    "HttpxTransport",
+    "NotFound",
+    "SSEDecoder",
+    "ServerError",
+    "ServerSentEvent",
+    "ServerUnreachable",
+    "StreamError",
+    "StreamPart",
+    "Transport",
+    "UnprocessableEntity",
+    "default_transport",
+    "error_for_status",
+    "pending_interrupts",
+]

@@ -1,0 +1,106 @@
+"""The browser transport: JS `fetch`, the body's stream reader, a streaming `TextDecoder`.
+
+Only this module touches `js` / `pyodide.ffi`, and only inside its methods, so importing it
+under CPython is harmless. (`pyfetch` cannot stream, hence plain `fetch`.)
+
+Pyodide hangs when Python awaits a promise rejected with a non-Error value; `fetch` rejects
+with a `TypeError` on network failure, which surfaces as a JsException and becomes
+`ServerUnreachable` here.
+"""
+
+from __future__ import annotations
+
+import json as _json
+from collections.abc import AsyncIterator
+from typing import Any, Optional
+
+from .errors import ServerUnreachable, error_for_status
+from .transport import parse_body
+
+__all__ = ["BrowserTransport"]
+
+
+class BrowserTransport:
+    def __init__(self) -> None:
+        self._controllers: set[Any] = set()
+
+    @staticmethod
+    def _init(method: str, json: Any, headers: Optional[dict[str, str]], accept: str, signal: Any = None) -> Any:
+        from js import Object
+        from pyodide.ffi import to_js
+
+        hdrs = {"Accept": accept}
+        init: dict[str, Any] = {"method": method}
+        if json is not None:
+            hdrs["Content-Type"] = "application/json"
+            init["body"] = _json.dumps(json)
+        hdrs.update(headers or {})
+        init["headers"] = hdrs
+        if signal is not None:
+            init["signal"] = signal
+        return to_js(init, dict_converter=Object.fromEntries)
+
+    @staticmethod
+    async def _fetch(url: str, init: Any) -> Any:
+        from js import fetch
+        from pyodide.ffi import JsException
+
+        try:
+            return await fetch(url, init)
+        except JsException as exc:  # TypeError: Failed to fetch
+            raise ServerUnreachable(url, str(exc)) from exc
+
+    async def request(
+        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+    ) -> tuple[int, Any]:
+        from pyodide.ffi import JsException
+
+        response = await self._fetch(url, self._init(method, json, headers, "application/json"))
+        try:
+            text = await response.text()
+        except JsException as exc:
+            raise ServerUnreachable(url, str(exc)) from exc
+        return int(response.status), parse_body(str(text))
+
+    async def stream(
+        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+    ) -> AsyncIterator[str]:
+        import js
+        from pyodide.ffi import JsException, to_js
+
+        controller = js.AbortController.new()
+        self._controllers.add(controller)
+        try:
+            response = await self._fetch(url, self._init(method, json, headers, "text/event-stream", controller.signal))
+            if int(response.status) >= 400:
+                body = parse_body(str(await response.text()))
+                raise error_for_status(int(response.status), body, method=method, url=url)
+            reader = response.body.getReader()
+            decoder = js.TextDecoder.new("utf-8")
+            stream_opts = to_js({"stream": True}, dict_converter=js.Object.fromEntries)
+            done = False
+            try:
+                while True:
+                    try:
+                        chunk = await reader.read()
+                    except JsException as exc:
+                        raise ServerUnreachable(url, str(exc)) from exc
+                    if chunk.done:
+                        done = True
+                        break
+                    text = str(decoder.decode(chunk.value, stream_opts))
+                    if text:
+                        yield text
+                tail = str(decoder.decode())
+                if tail:
+                    yield tail
+            finally:
+                if not done:  # the consumer stopped early: stop the download too
+                    controller.abort()
+        finally:
+            self._controllers.discard(controller)
+
+    async def aclose(self) -> None:
+        for controller in list(self._controllers):
+            controller.abort()
+        self._controllers.clear()

@@ -1,0 +1,294 @@
+"""A small async client for the LangGraph Agent Server API, for the browser and for CPython.
+
+Names follow langgraph-sdk where they fit (`client.threads.get_state`, `client.runs.stream`),
+so code reads the same against `langgraph dev` and LangGraph Platform. Wire values are plain
+JSON dicts, as the server sends them.
+
+    client = AgentServerClient("http://127.0.0.1:2024")
+    thread = await client.threads.create()
+    async for part in client.runs.stream(thread["thread_id"], "inspection", input={...}):
+        ...  # StreamPart(event="updates", data={...}, id=None)
+    state = await client.threads.get_state(thread["thread_id"])
+    for pending in pending_interrupts(state):
+        ...  # {"id": interrupt_id, "value": {"type": "tool", "tool_call": {...}}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+from urllib.parse import quote
+
+from .errors import StreamError, error_for_status
+from .sse import SSEDecoder
+from .transport import Transport, default_transport
+
+__all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
+
+DEFAULT_STREAM_MODE = ("values", "updates", "messages-tuple")
+
+
+@dataclass(frozen=True)
+class StreamPart:
+    event: str
+    """`metadata`, `values`, `updates`, `messages`, ..., with `|<namespace>` for subgraph events."""
+    data: Any
+    """The event's JSON payload, parsed."""
+    id: Optional[str] = None
+    """The SSE id (only with resumable streams; not unique on the in-memory server)."""
+
+
+def _p(segment: str) -> str:
+    return quote(str(segment), safe="")
+
+
+def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if v is not None}
+
+
+class _Http:
+    def __init__(self, base_url: str, transport: Transport, headers: Optional[dict[str, str]]) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.transport = transport
+        self.headers = dict(headers or {})
+
+    async def call(self, method: str, path: str, json: Any = None) -> Any:
+        url = self.base_url + path
+        status, body = await self.transport.request(method, url, json=json, headers=self.headers)
+        if status >= 400:
+            raise error_for_status(status, body, method=method, url=url)
+        return body
+
+    async def sse(
+        self, method: str, path: str, json: Any = None, headers: Optional[dict[str, str]] = None
+    ) -> AsyncIterator[StreamPart]:
+        url = self.base_url + path
+        decoder = SSEDecoder()
+        async for text in self.transport.stream(method, url, json=json, headers={**self.headers, **(headers or {})}):
+            for event in decoder.feed(text):
+                yield _part(event)
+        for event in decoder.close():
+            yield _part(event)
+
+
+def _part(event) -> StreamPart:
+    try:
+        data = json.loads(event.data) if event.data else None
+    except ValueError:
+        data = event.data
+    if event.event == "error":
+        raise StreamError(data)
+    return StreamPart(event.event, data, event.id)
+
+
+class ThreadsClient:
+    def __init__(self, http: _Http) -> None:
+        self._http = http
+
+    async def create(self, metadata: Optional[dict[str, Any]] = None, thread_id: Optional[str] = None) -> dict[str, Any]:
+        """POST /threads. Returns the thread ({thread_id, status, metadata, ...})."""
+        return await self._http.call("POST", "/threads", _drop_none({"metadata": metadata or {}, "thread_id": thread_id}))
+
+    async def get(self, thread_id: str) -> dict[str, Any]:
+        return await self._http.call("GET", f"/threads/{_p(thread_id)}")
+
+    async def get_state(self, thread_id: str, checkpoint_id: Optional[str] = None) -> dict[str, Any]:
+        """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...})."""
+        path = f"/threads/{_p(thread_id)}/state"
+        if checkpoint_id:
+            path += f"/{_p(checkpoint_id)}"
+        return await self._http.call("GET", path)
+
+    async def get_history(
+        self, thread_id: str, limit: int = 10, before: Optional[str] = None
+    ) -> list[dict[str, Any]]:
+        """One page of checkpoints, newest first; `before` is a checkpoint id (exclusive)."""
+        body: dict[str, Any] = {"limit": limit}
+        if before:
+            # The flat {"before": id} form answers 500; the server wants a config.
+            body["before"] = {"configurable": {"checkpoint_id": before}}
+        return await self._http.call("POST", f"/threads/{_p(thread_id)}/history", body)
+
+    async def iter_history(self, thread_id: str, page_size: int = 10) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every checkpoint of the thread, newest first, one page (list) at a time."""
+        before: Optional[str] = None
+        seen: set[str] = set()
+        while True:
+            page = await self.get_history(thread_id, limit=page_size, before=before)
+            page = [s for s in page if s["checkpoint"]["checkpoint_id"] not in seen]
+            if not page:
+                return
+            seen.update(s["checkpoint"]["checkpoint_id"] for s in page)
+            yield page
+            if len(page) < page_size:
+                return
+            before = page[-1]["checkpoint"]["checkpoint_id"]
+
+    async def update_state(
+        self,
+        thread_id: str,
+        values: Any,
+        as_node: Optional[str] = None,
+        checkpoint_id: Optional[str] = None,
+    ) -> dict[str, Any]:
+        """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}."""
+        body: dict[str, Any] = {"values": values}
+        if as_node is not None:
+            body["as_node"] = as_node
+        if checkpoint_id is not None:
+            body["checkpoint"] = {"checkpoint_id": checkpoint_id}
+        return await self._http.call("POST", f"/threads/{_p(thread_id)}/state", body)
+
+
+class RunsClient:
+    def __init__(self, http: _Http) -> None:
+        self._http = http
+
+    def stream(
+        self,
+        thread_id: str,
+        assistant_id: str,
+        *,
+        input: Any = None,
+        command: Optional[dict[str, Any]] = None,
+        stream_mode: Sequence[str] | str = DEFAULT_STREAM_MODE,
+        checkpoint_id: Optional[str] = None,
+        stream_subgraphs: bool = False,
+        metadata: Optional[dict[str, Any]] = None,
+        multitask_strategy: Optional[str] = None,
+        stream_resumable: bool = False,
+        config: Optional[dict[str, Any]] = None,
+    ) -> AsyncIterator[StreamPart]:
+        """POST /threads/{id}/runs/stream: the run's events as they happen.
+
+        Heartbeat comments are skipped; `event: error` raises StreamError. With `input=None`,
+        `command=None` and a `checkpoint_id` the run continues from that checkpoint (a fork or
+        a replay).
+        """
+        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+        body: dict[str, Any] = {
+            "assistant_id": assistant_id,
+            "input": input,
+            "stream_mode": modes,
+            "stream_subgraphs": stream_subgraphs,
+        }
+        if command is not None:
+            body["command"] = command
+        if checkpoint_id is not None:
+            body["checkpoint"] = {"checkpoint_id": checkpoint_id}
+        if metadata is not None:
+            body["metadata"] = metadata
+        if multitask_strategy is not None:
+            body["multitask_strategy"] = multitask_strategy
+        if stream_resumable:
+            body["stream_resumable"] = True
+        if config is not None:
+            body["config"] = config
+        return self._http.sse("POST", f"/threads/{_p(thread_id)}/runs/stream", body)
+
+    def join_stream(self, thread_id: str, run_id: str, last_event_id: Optional[str] = None) -> AsyncIterator[StreamPart]:
+        """Rejoin a (resumable) run's stream, from after `last_event_id` when given."""
+        headers = {"Last-Event-ID": last_event_id} if last_event_id else None
+        return self._http.sse("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/stream", headers=headers)
+
+    async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
+        return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}")
+
+
+class AssistantsClient:
+    def __init__(self, http: _Http) -> None:
+        self._http = http
+
+    async def search(
+        self, graph_id: Optional[str] = None, metadata: Optional[dict[str, Any]] = None, limit: int = 10, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
+        return await self._http.call("POST", "/assistants/search", body)
+
+    async def get_schemas(self, assistant_id: str) -> dict[str, Any]:
+        return await self._http.call("GET", f"/assistants/{_p(assistant_id)}/schemas")
+
+
+class AgentServerClient:
+    """Entry point: `.threads`, `.runs`, `.assistants`, plus the helpers Sitewalk uses most."""
+
+    def __init__(
+        self, base_url: str, transport: Optional[Transport] = None, headers: Optional[dict[str, str]] = None
+    ) -> None:
+        self._http = _Http(base_url, transport or default_transport(), headers)
+        self.threads = ThreadsClient(self._http)
+        self.runs = RunsClient(self._http)
+        self.assistants = AssistantsClient(self._http)
+
+    @property
+    def base_url(self) -> str:
+        return self._http.base_url
+
+    async def ok(self) -> bool:
+        """GET /ok: True when the server answers (raises ServerUnreachable when it does not)."""
+        body = await self._http.call("GET", "/ok")
+        return bool(body.get("ok", True)) if isinstance(body, dict) else True
+
+    def resume(
+        self, thread_id: str, assistant_id: str, answers: dict[str, Any], **kwargs: Any
+    ) -> AsyncIterator[StreamPart]:
+        """Answer pending interrupts by id (`{interrupt_id: value}`) and stream the continued run.
+
+        For a headless tool the value is `{tool_call_id: envelope}`, as the official SDK sends it.
+        """
+        return self.runs.stream(thread_id, assistant_id, command={"resume": answers}, **kwargs)
+
+    async def fork(
+        self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: Optional[str] = None
+    ) -> dict[str, Any]:
+        """Branch from a checkpoint: write `values` there (as `as_node`), return the new checkpoint.
+
+        Then `runs.stream(thread_id, assistant_id, input=None, checkpoint_id=new["checkpoint_id"])`
+        runs the branch. Nothing in the old history is removed.
+        """
+        result = await self.threads.update_state(thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
+        return result.get("checkpoint", result) if isinstance(result, dict) else result
+
+    async def aclose(self) -> None:
+        await self._http.transport.aclose()
+
+    async def __aenter__(self) -> "AgentServerClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+def pending_interrupts(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The interrupts a thread state is waiting on, as [{"id", "value"}], deduplicated by id.
+
+    Reads the top-level `interrupts` and every `tasks[].interrupts` (recursing into a task's
+    subgraph `state` when the server includes it).
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def add(items: Any) -> None:
+        for item in items or []:
+            if not isinstance(item, dict):
+                continue
+            iid = item.get("id") or item.get("interrupt_id")
+            key = iid if iid is not None else json.dumps(item.get("value"), sort_keys=True, default=str)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"id": iid, "value": item.get("value")})
+
+    def walk(st: Any) -> None:
+        if not isinstance(st, dict):
+            return
+        add(st.get("interrupts"))
+        for task in st.get("tasks") or []:
+            if isinstance(task, dict):
+                add(task.get("interrupts"))
+                walk(task.get("state"))
+
+    walk(state)
+    return out

@@ -1,0 +1,87 @@
+"""End-to-end fixtures: dist/ served on loopback, the real agent server, Debian's Chromium."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+BOOT_TIMEOUT_MS = 120_000
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    return {"executable_path": shutil.which("chromium") or "/usr/bin/chromium", "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def site():
+    dist = build.ensure_built()
+    server = build.serve_static(dist, 0)
+    yield server
+    server.stop()
+
+
+class AppPage:
+    """The app in one browser page, with what it requested and what it threw recorded."""
+
+    def __init__(self, page, site_url: str, server_url: str):
+        self.page = page
+        self.site_url = site_url
+        self.server_url = server_url
+        self.allowed = {origin(site_url), origin(server_url)}
+        self.foreign_requests: list[str] = []
+        self.page_errors: list[str] = []
+        page.set_default_timeout(60_000)
+        page.on("request", self._on_request)
+        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+
+    def _on_request(self, request) -> None:
+        if request.url.startswith(("data:", "blob:")):
+            return
+        if origin(request.url) not in self.allowed:
+            self.foreign_requests.append(request.url)
+
+    def open(self, server_url: str | None = None, wait_ready: bool = True) -> "AppPage":
+        self.page.goto(build.app_url(self.site_url, server_url or self.server_url))
+        if wait_ready:
+            self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        return self
+
+    def seed(self, key: str, value: str) -> None:
+        self.page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
+
+    def seed_draft(self, inspection_id: str, draft: dict) -> None:
+        self.seed(f"sitewalk:draft:{inspection_id}", json.dumps(draft))
+
+    def start(self, inspection_id: str, note: str = "") -> None:
+        self.page.fill("#sw-inspection-id", inspection_id)
+        self.page.fill("#sw-note", note)
+        self.page.click("#sw-start")
+        self.page.wait_for_selector(f"#sw-status:has-text('{inspection_id}: run finished')")
+
+    def tool_call(self, tool: str):
+        return self.page.locator(f"#sw-tool-calls li[data-tool='{tool}']")
+
+
+@pytest.fixture
+def app(page, site, agent_server):
+    app_page = AppPage(page, site.url, agent_server)
+    yield app_page
+    assert app_page.foreign_requests == [], f"requests left the site and the agent server: {app_page.foreign_requests}"
+    assert app_page.page_errors == [], f"uncaught errors in the page: {app_page.page_errors}"

@@ -1,0 +1,106 @@
+"""The walking skeleton end to end: Chromium, the site from dist/, the real agent server."""
+
+from __future__ import annotations
+
+import json
+
+import build
+
+DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
+         "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
+
+
+def test_draft_goes_headless_tool_then_resume_then_rendered_card(app):
+    app.open()
+    app.seed_draft("inspection-42", DRAFT)
+    app.start("inspection-42")
+    page = app.page
+    call = app.tool_call("read_local_draft")
+    assert call.get_attribute("data-state") == "succeeded"
+    card = page.locator("#sw-screen [data-sw-id='card']")
+    assert "Pier 4, north berth" in card.inner_text()
+    assert "Ana Ruiz" in card.inner_text() and "Loose bollard bolt" in card.inner_text()
+    assert page.locator("#sw-screen [data-sw-id='risk']").get_attribute("aria-label") == "Risk high"
+    assert "is on screen" in page.locator("#sw-transcript").inner_text()
+
+
+def test_checkpoint_list_shows_the_runs_checkpoints(app):
+    app.open()
+    app.seed_draft("inspection-7", DRAFT)
+    app.start("inspection-7")
+    items = app.page.locator("#sw-timeline li")
+    assert items.count() >= 6  # input, agent, tools (interrupted then resumed), agent, tools, agent
+    nodes = [items.nth(i).get_attribute("data-node") for i in range(items.count())]
+    assert nodes[0] == "input" and "agent" in nodes and "tools" in nodes
+    assert app.page.locator("#sw-timeline li[data-interrupted='1']").count() >= 1
+    assert app.page.locator("#sw-timeline li[aria-current='step']").count() == 1
+    assert app.page.locator("#sw-timeline time").first.get_attribute("datetime")
+
+
+def test_missing_draft_ends_in_not_found_that_the_agent_reports(app):
+    app.open()
+    app.start("inspection-404")
+    call = app.tool_call("read_local_draft")
+    assert call.get_attribute("data-state") == "failed"
+    assert "not_found" in call.inner_text()
+    assert "not_found" in app.page.locator("#sw-transcript").inner_text()
+    assert app.page.locator("#sw-screen [data-sw-id]").count() == 0
+
+
+def test_corrupt_draft_is_a_typed_error_not_a_console_exception(app):
+    console_errors: list[str] = []
+    app.page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
+    app.open()
+    app.seed("sitewalk:draft:inspection-13", "{\"site\": \"Pier\", trunc")
+    app.start("inspection-13")
+    call = app.tool_call("read_local_draft")
+    assert call.get_attribute("data-state") == "failed" and "corrupt_data" in call.inner_text()
+    assert "corrupt_data" in app.page.locator("#sw-transcript").inner_text()
+    assert console_errors == []
+
+
+def test_tool_without_browser_implementation_gets_not_implemented_and_run_goes_on(app):
+    app.open()
+    app.seed_draft("inspection-88", DRAFT)
+    app.start("inspection-88", note="script: unknown-tool")
+    missing = app.tool_call("measure_noise_level")
+    assert missing.get_attribute("data-state") == "failed" and "not_implemented" in missing.inner_text()
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen").inner_text()
+
+
+def test_spec_with_unknown_component_shows_issue_and_keeps_previous_screen(app):
+    app.open()
+    app.seed_draft("inspection-51", DRAFT)
+    app.start("inspection-51", note="script: bad-ui")
+    issues = app.page.locator("#sw-screen-issues li[data-code='unknown_type']")
+    assert issues.count() == 1
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
+
+
+def test_agent_server_down_shows_error_with_url_and_retry_recovers(page, site):
+    from conftest import AppPage
+
+    port = build.free_port()
+    down_url = f"http://127.0.0.1:{port}"
+    app = AppPage(page, site.url, down_url)
+    app.open(wait_ready=False)
+    error = page.locator("#boot-error")
+    error.wait_for(state="visible", timeout=120_000)
+    assert down_url in page.locator("#boot-error-message").inner_text()
+    server = build.start_agent_server(port)
+    try:
+        page.click("#boot-retry")
+        page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        assert error.is_hidden()
+    finally:
+        server.stop()
+    assert app.foreign_requests == [] and app.page_errors == []
+
+
+def test_site_boots_with_no_request_outside_site_and_server(app):
+    app.open()
+    assert app.page.locator("#app").is_visible()
+    manifest = app.page.locator(".sw-meta").inner_text()
+    assert "read_local_draft@" in manifest
+    assert json.loads(app.page.evaluate("JSON.stringify(Object.keys(window.__sitewalkBoot))"))
