@@ -79,9 +79,27 @@ class AppPage:
         return self.page.locator(f"#sw-tool-calls li[data-tool='{tool}']")
 
 
+def _check_clean(app_page: AppPage) -> None:
+    assert app_page.foreign_requests == [], f"requests left the site and the agent server: {app_page.foreign_requests}"
+    assert app_page.page_errors == [], f"uncaught errors in the page: {app_page.page_errors}"
+
+
 @pytest.fixture
 def app(page, site, agent_server):
     app_page = AppPage(page, site.url, agent_server)
     yield app_page
-    assert app_page.foreign_requests == [], f"requests left the site and the agent server: {app_page.foreign_requests}"
-    assert app_page.page_errors == [], f"uncaught errors in the page: {app_page.page_errors}"
+    _check_clean(app_page)
+
+
+@pytest.fixture
+def app_for(page, site):
+    """An AppPage wired to a server URL of the test's choosing (e.g. one that is down)."""
+    made: list[AppPage] = []
+
+    def make(server_url: str) -> AppPage:
+        made.append(AppPage(page, site.url, server_url))
+        return made[-1]
+
+    yield make
+    for app_page in made:
+        _check_clean(app_page)
