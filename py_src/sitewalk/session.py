@@ -125,4 +125,5 @@ class InspectionSession:
 
 
 def _same_spec(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a.get("tool_call_id") == b.get("tool_call_id") and a.get("revision", 0) == b.get("revision", 0)
+    # One render_ui call is one screen: the server's stored copy of a call already shown is not new.
+    return bool(a.get("tool_call_id")) and a.get("tool_call_id") == b.get("tool_call_id")
