@@ -1,0 +1,73 @@
+"""InspectionSession under CPython against the real agent server: the same code the browser runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
+from sitewalk.session import InspectionSession
+
+
+class RecordingView:
+    def __init__(self):
+        self.events: list[tuple] = []
+        self.screens: list[dict] = []
+        self.issues: list = []
+        self.checkpoints: list = []
+        self.texts: dict[str, str] = {}
+
+    def status(self, text):
+        self.events.append(("status", text))
+
+    def agent_text(self, message_id, text):
+        self.texts[message_id] = text
+
+    def tool_call(self, call_id, name, state, detail=""):
+        self.events.append(("tool_call", name, state, detail))
+
+    def screen(self, html, spec):
+        self.screens.append(spec)
+
+    def screen_issues(self, issues):
+        self.issues.append(issues)
+
+    def timeline(self, checkpoints):
+        self.checkpoints = checkpoints
+
+    def states(self, tool):
+        return [e[2] for e in self.events if e[0] == "tool_call" and e[1] == tool]
+
+
+def run_session(agent_server, store, inspection_id, note=""):
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(store))
+        view = RecordingView()
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, view)
+            await session.start(inspection_id, note=note)
+        return session, view
+
+    return asyncio.run(go())
+
+
+def test_session_answers_the_tool_and_shows_the_card_once(agent_server):
+    store = {draft_key("inspection-42"): json.dumps({"site": "Pier 4", "risk": "medium"})}
+    session, view = run_session(agent_server, store, "inspection-42")
+    states = view.states("read_local_draft")
+    assert states[0] == "collecting_args" and "args_ready" in states
+    assert states[-2:] == ["running", "succeeded"]
+    assert len(view.screens) == 1  # shown when its arguments completed; the stored copy is not redrawn
+    assert view.screens[0]["elements"]["card"]["props"]["site"] == "Pier 4"
+    assert any("is on screen" in t for t in view.texts.values())
+    assert view.checkpoints and view.checkpoints[-1].current and view.checkpoints[0].node == "input"
+    assert list(session.outcomes.values())[0]["ok"] is True
+
+
+def test_session_missing_draft_is_reported_by_the_agent(agent_server):
+    session, view = run_session(agent_server, {}, "inspection-404")
+    assert view.states("read_local_draft")[-1] == "failed"
+    assert any("not_found" in t for t in view.texts.values())
+    assert view.screens == []
