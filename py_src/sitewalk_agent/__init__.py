@@ -1,0 +1,1 @@
+"""Runs on the agent server: Sitewalk's inspection graph and its embedded scripted model."""

@@ -1,0 +1,269 @@
+"""Sitewalk's inspection graph, served by the LangGraph Agent Server (see langgraph.json).
+
+    START -> agent -> (tool calls?) -> tools -> agent -> ... -> END
+
+`agent` calls the chat model with the tools bound; `tools` runs every tool call of the last AI
+message. `read_local_draft` is a headless tool: its body interrupts with the official shape
+`{"type": "tool", "tool_call": {"id", "name", "args"}}` and the browser answers it. `render_ui`
+validates a generative-UI spec against the shared catalog and keeps it in `ui_spec`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+# The server loads this file by path; make both `sitewalk_agent` and `sitewalk` importable even
+# when the project is not pip-installed.
+_PY_SRC = str(Path(__file__).resolve().parent.parent)
+if _PY_SRC not in sys.path:
+    sys.path.insert(0, _PY_SRC)
+
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage  # noqa: E402
+from langchain_core.runnables import RunnableConfig  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph.message import add_messages  # noqa: E402
+from langgraph.types import interrupt  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+from typing_extensions import TypedDict  # noqa: E402  (typing.TypedDict publishes a null schema)
+
+from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
+from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse_result  # noqa: E402
+from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
+from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, ReadLocalDraftResult  # noqa: E402
+from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id  # noqa: E402
+
+try:  # the catalog validator (issues with codes and repair hints); structure-only without it
+    from sitewalk.ui.validate import validate_spec as _validate_spec  # noqa: E402
+except ImportError:  # pragma: no cover - only before the validator existed
+    _validate_spec = None
+
+__all__ = ["InspectionState", "build_graph", "graph", "make_model", "TOOL_SCHEMAS"]
+
+
+class InspectionState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The conversation (human, AI with tool calls, tool results)."""
+    inspection_id: Optional[str]
+    """The inspection the conversation is about, once the agent asked for its draft."""
+    ui_spec: Optional[dict[str, Any]]
+    """The latest validated screen: {root, elements, identity: {message_id, tool_call_id, revision}}."""
+    client_tools: Optional[dict[str, str]]
+    """Tool name -> contract digest, as the client that drives this thread implements them."""
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": READ_LOCAL_DRAFT.name,
+            "description": READ_LOCAL_DRAFT.description,
+            "parameters": READ_LOCAL_DRAFT.args.model_json_schema(),
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": RENDER_UI_TOOL,
+            "description": (
+                "Show a screen to the inspector. The spec may only use catalog components: "
+                + ", ".join(sorted(catalog_json_schema()))
+                + "."
+            ),
+            "parameters": RenderUiArgs.model_json_schema(),
+        },
+    },
+]
+
+SYSTEM_PROMPT = (
+    "You are Sitewalk, a field-inspection assistant. To see an inspector's draft call "
+    "read_local_draft (it runs on their device). To show a screen call render_ui with a spec "
+    "{root, elements} that uses only these components:\n"
+    + json.dumps(catalog_json_schema(), separators=(",", ":"))
+)
+
+
+def _tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool) -> ToolMessage:
+    return ToolMessage(
+        content=json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+        tool_call_id=call["id"],
+        name=call["name"],
+        status="success" if ok else "error",
+        id=new_id("msg"),
+    )
+
+
+def _failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolFailure:
+    return ToolFailure(
+        tool=call["name"],
+        tool_call_id=call["id"],
+        error=ToolError(code=code, message=message[:2000], detail=detail),
+    )
+
+
+def run_read_local_draft(call: dict[str, Any], state: InspectionState) -> tuple[ToolMessage, dict[str, Any]]:
+    """The headless tool: ask the browser, then check what it answered against the contract."""
+    tool_call_id = call["id"]
+    update: dict[str, Any] = {}
+    try:
+        args = READ_LOCAL_DRAFT.args.model_validate(call.get("args") or {}).model_dump(mode="json")
+    except ValidationError as exc:
+        outcome = _failure(call, ErrorCode.invalid_args, f"invalid arguments: {exc.errors()[0]['msg']}")
+        return _tool_message(call, outcome.model_dump(mode="json"), False), update
+    update["inspection_id"] = args["inspection_id"]
+
+    client_digest = (state.get("client_tools") or {}).get(READ_LOCAL_DRAFT.name)
+    if client_digest and client_digest != READ_LOCAL_DRAFT.digest:
+        outcome = _failure(
+            call,
+            ErrorCode.contract_mismatch,
+            "the client implements another version of read_local_draft",
+            server_digest=READ_LOCAL_DRAFT.digest,
+            client_digest=client_digest,
+        )
+        return _tool_message(call, outcome.model_dump(mode="json"), False), update
+
+    resume = interrupt(
+        {
+            "type": "tool",
+            "tool_call": {"id": tool_call_id, "name": READ_LOCAL_DRAFT.name, "args": args},
+            "contract": {"protocol": PROTOCOL_VERSION, "digest": READ_LOCAL_DRAFT.digest},
+        }
+    )
+    # The official SDK resumes with {tool_call_id: value}; accept a bare value too.
+    value = resume[tool_call_id] if isinstance(resume, dict) and tool_call_id in resume else resume
+    outcome = parse_result(value, tool=READ_LOCAL_DRAFT.name, tool_call_id=tool_call_id)
+    if outcome.tool_call_id != tool_call_id:
+        outcome = _failure(
+            call, ErrorCode.serialization_failed, f"the answer is for tool call {outcome.tool_call_id!r}"
+        )
+    if outcome.ok:
+        try:
+            draft = ReadLocalDraftResult.model_validate(outcome.result)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "result"
+            outcome = _failure(call, ErrorCode.serialization_failed, f"invalid draft: {where}: {first['msg']}")
+        else:
+            outcome = outcome.model_copy(update={"result": draft.model_dump(mode="json")})
+    return _tool_message(call, outcome.model_dump(mode="json"), outcome.ok), update
+
+
+def spec_issues(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Structure (pydantic) first, then the catalog validator. Empty means valid."""
+    try:
+        Spec.model_validate(spec)
+    except ValidationError as exc:
+        return [
+            {
+                "code": "invalid_shape",
+                "element": None,
+                "message": f"{'.'.join(map(str, e['loc'])) or 'spec'}: {e['msg']}",
+                "repair": "Send {\"root\": id, \"elements\": {id: {\"type\", \"props\", \"children\"}}}.",
+            }
+            for e in exc.errors()[:20]
+        ]
+    if _validate_spec is None:
+        return []
+    return [issue.to_dict() for issue in _validate_spec(spec)]
+
+
+def run_render_ui(
+    call: dict[str, Any], state: InspectionState, message_id: Optional[str]
+) -> tuple[ToolMessage, dict[str, Any]]:
+    args = call.get("args") or {}
+    issues = spec_issues(args) if isinstance(args, dict) else spec_issues({})
+    if issues:
+        return _tool_message(call, {"ok": False, "issues": issues}, False), {}
+    previous = state.get("ui_spec") or {}
+    revision = int((previous.get("identity") or {}).get("revision", 0)) + 1
+    spec = Spec.model_validate(args).model_dump(mode="json")
+    ui_spec = {
+        "root": spec["root"],
+        "elements": spec["elements"],
+        "identity": {"message_id": message_id, "tool_call_id": call["id"], "revision": revision},
+    }
+    return _tool_message(call, {"ok": True, "revision": revision}, True), {"ui_spec": ui_spec}
+
+
+# --- model -------------------------------------------------------------------------------------
+
+
+def make_model():
+    """The chat model: the scripted one, or `SITEWALK_MODEL=provider:model` for a real one."""
+    name = os.environ.get("SITEWALK_MODEL", "").strip()
+    if not name or name == "scripted":
+        return ScriptedInspectionModel()
+    from langchain.chat_models import init_chat_model
+
+    return init_chat_model(name)
+
+
+# Built once at import time: constructing a provider model imports packages (file I/O), which
+# must not happen on the server's event loop.
+_BASE_MODEL = make_model()
+_SCRIPTED = isinstance(_BASE_MODEL, ScriptedInspectionModel)
+_MODEL = _BASE_MODEL.bind_tools(TOOL_SCHEMAS)
+
+
+# --- nodes -------------------------------------------------------------------------------------
+
+
+MAX_FRAGMENT_DELAY_MS = 2000
+
+
+async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if _SCRIPTED:
+        # Pacing for demos and for recording slow streams (heartbeats): configurable.fragment_delay_ms.
+        delay = (config.get("configurable") or {}).get("fragment_delay_ms")
+        if isinstance(delay, (int, float)) and delay > 0:
+            kwargs["fragment_delay"] = min(float(delay), MAX_FRAGMENT_DELAY_MS) / 1000.0
+    response = await _MODEL.ainvoke([SystemMessage(SYSTEM_PROMPT), *state.get("messages", [])], **kwargs)
+    return {"messages": [response]}
+
+
+async def tools(state: InspectionState) -> dict[str, Any]:
+    messages = state.get("messages", [])
+    last = messages[-1] if messages else None
+    if not isinstance(last, AIMessage):
+        return {}
+    results: list[ToolMessage] = []
+    update: dict[str, Any] = {}
+    for call in last.tool_calls:
+        if call["name"] == READ_LOCAL_DRAFT.name:
+            message, extra = run_read_local_draft(call, state)
+        elif call["name"] == RENDER_UI_TOOL:
+            message, extra = run_render_ui(call, {**state, **update}, last.id)
+        else:
+            outcome = _failure(call, ErrorCode.not_implemented, f"no tool named {call['name']!r}")
+            message, extra = _tool_message(call, outcome.model_dump(mode="json"), False), {}
+        results.append(message)
+        update.update(extra)
+    return {"messages": results, **update}
+
+
+def route_after_agent(state: InspectionState) -> str:
+    messages = state.get("messages", [])
+    last = messages[-1] if messages else None
+    if isinstance(last, AIMessage) and last.tool_calls:
+        return "tools"
+    return END
+
+
+def build_graph():
+    builder = StateGraph(InspectionState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", tools)
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
+    builder.add_edge("tools", "agent")
+    return builder.compile()
+
+
+graph = build_graph()

@@ -1,0 +1,246 @@
+"""A deterministic chat model that plays Sitewalk's inspection script.
+
+It needs no network and no key, so the agent server, the tests and the browser demo all get the
+same conversation. Text and tool-call arguments are streamed in small fragments (12–24
+characters) the way a real provider streams them: `tool_call_chunks` with an `index`, the `id`
+and `name` on the first fragment only.
+
+The script, decided from the last message of the conversation:
+
+(a) a human message naming an inspection -> a short text and a `read_local_draft` call
+    (no inspection id -> a text asking for one);
+(b) a successful `read_local_draft` result -> a `render_ui` call with a card built from the draft;
+(c) a failed `read_local_draft` -> a text naming the error code and message;
+(d) a `render_ui` result -> a closing text (or, if the spec was rejected, a text saying so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, Optional
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage, message_chunk_to_message
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+__all__ = ["ScriptedInspectionModel", "Turn", "fragment", "new_id", "plan_turn"]
+
+# Fragment sizes cycle through these (all within 12..24), so fragments look irregular but the
+# stream is reproducible.
+FRAGMENT_SIZES = (12, 19, 24, 15, 21, 13, 17, 23, 14)
+
+_ID_PATTERNS = (
+    re.compile(r"\b(inspection[-_][A-Za-z0-9_-]{1,53})", re.IGNORECASE),
+    re.compile(r"\binspection\s+#?([A-Za-z0-9][A-Za-z0-9_-]{0,63})", re.IGNORECASE),
+)
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id, unique across threads, forks and replays (the SDK never answers an id twice)."""
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+
+def fragment(text: str, sizes: Sequence[int] = FRAGMENT_SIZES) -> list[str]:
+    """Cut `text` into pieces whose lengths cycle through `sizes`; ''.join(result) == text."""
+    out: list[str] = []
+    i = k = 0
+    while i < len(text):
+        n = sizes[k % len(sizes)]
+        out.append(text[i : i + n])
+        i += n
+        k += 1
+    return out
+
+
+def find_inspection_id(text: str) -> Optional[str]:
+    for pattern in _ID_PATTERNS:
+        m = pattern.search(text)
+        if m and any(c.isdigit() for c in m.group(1)):
+            return m.group(1)
+    return None
+
+
+class Turn:
+    """What the model says in one turn: some text and at most one tool call."""
+
+    def __init__(self, text: str = "", tool: Optional[str] = None, args: Optional[dict[str, Any]] = None):
+        self.text = text
+        self.tool = tool
+        self.args = args
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Turn(text={self.text!r}, tool={self.tool!r}, args={self.args!r})"
+
+
+def _content_text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def _last_inspection_id(messages: Sequence[BaseMessage]) -> Optional[str]:
+    for message in reversed(messages):
+        for call in getattr(message, "tool_calls", None) or []:
+            if call.get("name") == "read_local_draft":
+                value = (call.get("args") or {}).get("inspection_id")
+                if value:
+                    return str(value)
+        if isinstance(message, HumanMessage):
+            found = find_inspection_id(_content_text(message))
+            if found:
+                return found
+    return None
+
+
+def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
+    """The screen for a draft: an InspectionCard with a RiskBadge child."""
+    risk = str(draft.get("risk") or "low")
+    return {
+        "root": "card",
+        "elements": {
+            "card": {
+                "type": "InspectionCard",
+                "props": {
+                    "title": f"Inspection {draft.get('inspection_id', '')}".strip(),
+                    "site": str(draft.get("site", "")),
+                    "inspector": str(draft.get("inspector", "")),
+                    "findings": [str(f) for f in draft.get("findings", [])],
+                },
+                "children": ["risk"],
+            },
+            "risk": {
+                "type": "RiskBadge",
+                "props": {"level": risk, "label": f"Risk: {risk}"},
+                "children": [],
+            },
+        },
+    }
+
+
+def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
+    """Decide the next turn from the conversation (pure; the tests call it directly)."""
+    if not messages:
+        return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
+    last = messages[-1]
+    if isinstance(last, ToolMessage):
+        try:
+            outcome = json.loads(_content_text(last))
+        except ValueError:
+            outcome = {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
+        if not isinstance(outcome, dict):
+            outcome = {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
+        inspection_id = _last_inspection_id(messages[:-1]) or "the inspection"
+        if last.name == "read_local_draft":
+            if outcome.get("ok"):
+                draft = dict(outcome.get("result") or {})
+                draft.setdefault("inspection_id", inspection_id)
+                return Turn("", "render_ui", card_spec(draft))
+            error = outcome.get("error") or {}
+            code = error.get("code", "internal")
+            message = error.get("message", "")
+            return Turn(f"I could not read the draft for {inspection_id}: {code} — {message}")
+        if last.name == "render_ui":
+            if outcome.get("ok"):
+                return Turn(f"The card for {inspection_id} is on screen.")
+            issues = outcome.get("issues") or []
+            codes = ", ".join(sorted({str(i.get("code", "?")) for i in issues if isinstance(i, dict)})) or "invalid"
+            return Turn(f"The screen for {inspection_id} was rejected ({codes}).")
+        return Turn(f"I have no step for the tool {last.name!r}.")
+    if isinstance(last, HumanMessage):
+        inspection_id = find_inspection_id(_content_text(last))
+        if not inspection_id:
+            return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
+        return Turn(f"Looking up the draft for {inspection_id}.", "read_local_draft", {"inspection_id": inspection_id})
+    return Turn("Done.")
+
+
+def turn_chunks(turn: Turn, *, message_id: Optional[str] = None, tool_call_id: Optional[str] = None) -> list[AIMessageChunk]:
+    """The turn as a provider would stream it. The last chunk carries chunk_position='last'."""
+    message_id = message_id or new_id("msg")
+    chunks: list[AIMessageChunk] = [AIMessageChunk(content=piece, id=message_id) for piece in fragment(turn.text)]
+    if turn.tool:
+        call_id = tool_call_id or new_id("call")
+        args = json.dumps(turn.args or {}, ensure_ascii=False, separators=(",", ":"))
+        for k, piece in enumerate(fragment(args) or [""]):
+            chunks.append(
+                AIMessageChunk(
+                    content="",
+                    id=message_id,
+                    tool_call_chunks=[
+                        {
+                            "index": 0,
+                            "id": call_id if k == 0 else None,
+                            "name": turn.tool if k == 0 else None,
+                            "args": piece,
+                            "type": "tool_call_chunk",
+                        }
+                    ],
+                )
+            )
+    if not chunks:
+        chunks.append(AIMessageChunk(content="", id=message_id))
+    chunks[-1].chunk_position = "last"
+    return chunks
+
+
+class ScriptedInspectionModel(BaseChatModel):
+    """The embedded default model (see the module docstring for the script)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "sitewalk-scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedInspectionModel":
+        # The script knows its tools; accept and ignore the schemas.
+        return self
+
+    def _chunks(self, messages: list[BaseMessage]) -> list[AIMessageChunk]:
+        return turn_chunks(plan_turn(messages))
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: Optional[list[str]] = None,
+        run_manager: Optional[CallbackManagerForLLMRun] = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        chunks = self._chunks(messages)
+        merged = chunks[0]
+        for chunk in chunks[1:]:
+            merged = merged + chunk
+        return ChatResult(generations=[ChatGeneration(message=message_chunk_to_message(merged))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: Optional[list[str]] = None,
+        run_manager: Optional[CallbackManagerForLLMRun] = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for chunk in self._chunks(messages):
+            yield ChatGenerationChunk(message=chunk)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: Optional[list[str]] = None,
+        run_manager: Optional[AsyncCallbackManagerForLLMRun] = None,
+        fragment_delay: float = 0.0,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for k, chunk in enumerate(self._chunks(messages)):
+            if fragment_delay and k:
+                await asyncio.sleep(fragment_delay)
+            yield ChatGenerationChunk(message=chunk)
