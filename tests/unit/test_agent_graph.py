@@ -1,0 +1,215 @@
+"""The inspection graph in-process: the scripted model's fragments, ids, and the headless tool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from sitewalk.contracts.envelope import error_result, ok_result
+from sitewalk.contracts.spec import Spec
+from sitewalk.contracts.tools import READ_LOCAL_DRAFT
+from sitewalk.ui.validate import validate_spec
+from sitewalk_agent import graph as G
+from sitewalk_agent.scripted_model import (
+    FRAGMENT_SIZES,
+    ScriptedInspectionModel,
+    card_spec,
+    find_inspection_id,
+    fragment,
+    plan_turn,
+    turn_chunks,
+)
+
+DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
+
+
+def _assemble(chunks):
+    text = "".join(c.content for c in chunks)
+    calls: dict[int, dict] = {}
+    for c in chunks:
+        for tc in c.tool_call_chunks:
+            slot = calls.setdefault(tc["index"], {"id": None, "name": None, "args": ""})
+            slot["id"] = slot["id"] or tc["id"]
+            slot["name"] = slot["name"] or tc["name"]
+            slot["args"] += tc["args"] or ""
+    return text, calls
+
+
+def test_fragment_sizes_and_roundtrip():
+    text = "x" * 500
+    pieces = fragment(text)
+    assert "".join(pieces) == text
+    assert all(12 <= len(p) <= 24 for p in pieces[:-1])
+    assert min(FRAGMENT_SIZES) >= 12 and max(FRAGMENT_SIZES) <= 24
+
+
+def test_find_inspection_id():
+    assert find_inspection_id("Start inspection inspection-42") == "inspection-42"
+    assert find_inspection_id("Start inspection inspection-42.") == "inspection-42"
+    assert find_inspection_id("please open inspection 7b") == "7b"
+    assert find_inspection_id("hello") is None
+
+
+def test_read_call_fragments_assemble_to_exact_args():
+    turn = plan_turn([HumanMessage("Start inspection inspection-42")])
+    assert turn.tool == "read_local_draft" and turn.args == {"inspection_id": "inspection-42"}
+    chunks = turn_chunks(turn)
+    text, calls = _assemble(chunks)
+    assert text == "Looking up the draft for inspection-42."
+    assert len([c for c in chunks if c.content]) >= 2  # the text streams in pieces too
+    assert json.loads(calls[0]["args"]) == turn.args
+    assert calls[0]["name"] == "read_local_draft" and calls[0]["id"].startswith("call_")
+    firsts = [c.tool_call_chunks[0] for c in chunks if c.tool_call_chunks]
+    assert all(f["id"] is None and f["name"] is None for f in firsts[1:])
+    assert chunks[-1].chunk_position == "last"
+    assert len({c.id for c in chunks}) == 1 and chunks[0].id.startswith("msg_")
+
+
+def test_render_call_fragments_assemble_to_exact_spec():
+    conversation = [
+        HumanMessage("Start inspection inspection-42"),
+        AIMessage("", tool_calls=[{"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}]),
+        ToolMessage(json.dumps(ok_result("read_local_draft", "call_a", DRAFT)), tool_call_id="call_a", name="read_local_draft"),
+    ]
+    turn = plan_turn(conversation)
+    assert turn.tool == "render_ui" and turn.args == card_spec(DRAFT)
+    chunks = turn_chunks(turn)
+    _, calls = _assemble(chunks)
+    fragments = [c for c in chunks if c.tool_call_chunks]
+    assert len(fragments) >= 10
+    assert json.loads(calls[0]["args"]) == turn.args
+    Spec.model_validate(turn.args)
+    assert validate_spec(turn.args) == []
+    props = turn.args["elements"]["card"]["props"]
+    assert props["title"] == "Inspection inspection-42" and turn.args["elements"]["risk"]["props"]["level"] == "high"
+
+
+def test_model_stream_and_generate_agree():
+    model = ScriptedInspectionModel().bind_tools([{"type": "function", "function": {"name": "x"}}])
+    messages = [HumanMessage("Start inspection inspection-42")]
+    streamed = None
+    for chunk in model.stream(messages):
+        streamed = chunk if streamed is None else streamed + chunk
+    generated = model.invoke(messages)
+    assert streamed.content == generated.content
+    assert streamed.tool_calls[0]["args"] == generated.tool_calls[0]["args"] == {"inspection_id": "inspection-42"}
+
+
+def test_ids_are_unique():
+    turn = plan_turn([HumanMessage("Start inspection inspection-42")])
+    call_ids, message_ids = set(), set()
+    for _ in range(200):
+        chunks = turn_chunks(turn)
+        message_ids.add(chunks[0].id)
+        call_ids.add(next(c.tool_call_chunks[0]["id"] for c in chunks if c.tool_call_chunks))
+    assert len(call_ids) == len(message_ids) == 200
+
+
+def test_script_failure_and_closing_and_no_id():
+    base = [
+        HumanMessage("Start inspection inspection-42"),
+        AIMessage("", tool_calls=[{"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}]),
+    ]
+    failed = ToolMessage(
+        json.dumps(error_result("read_local_draft", "call_a", "not_found", "no draft on this device")),
+        tool_call_id="call_a", name="read_local_draft", status="error",
+    )
+    turn = plan_turn([*base, failed])
+    assert turn.tool is None and "not_found" in turn.text and "no draft on this device" in turn.text
+    done = plan_turn([*base, ToolMessage('{"ok":true,"revision":1}', tool_call_id="call_b", name="render_ui")])
+    assert done.tool is None and done.text == "The card for inspection-42 is on screen."
+    ask = plan_turn([HumanMessage("hi")])
+    assert ask.tool is None and "Which inspection" in ask.text
+
+
+# --- the compiled graph, in-process ----------------------------------------------------------
+
+
+async def _drive(resume_value):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    graph = G.build_graph()
+    graph.checkpointer = InMemorySaver()
+    config = {"configurable": {"thread_id": "t"}}
+    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42")]}, config)
+    state = await graph.aget_state(config)
+    [pending] = state.interrupts
+    value = pending.value
+    assert value["type"] == "tool" and value["tool_call"]["name"] == "read_local_draft"
+    assert value["tool_call"]["args"] == {"inspection_id": "inspection-42"}
+    call_id = value["tool_call"]["id"]
+    await graph.ainvoke(Command(resume={pending.id: resume_value(call_id)}), config)
+    return (await graph.aget_state(config)).values, call_id
+
+
+def test_graph_happy_path_keyed_resume():
+    values, call_id = asyncio.run(_drive(lambda cid: {cid: ok_result("read_local_draft", cid, DRAFT)}))
+    tool_msg = next(m for m in values["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == call_id)
+    assert json.loads(tool_msg.content)["ok"] is True and tool_msg.status == "success"
+    spec = values["ui_spec"]
+    assert spec["root"] == "card" and spec["identity"]["revision"] == 1
+    assert spec["identity"]["tool_call_id"].startswith("call_") and spec["identity"]["message_id"].startswith("msg_")
+    assert values["inspection_id"] == "inspection-42"
+    assert values["messages"][-1].content == "The card for inspection-42 is on screen."
+
+
+@pytest.mark.parametrize(
+    "answer, code",
+    [
+        (lambda cid: {cid: {"error": "boom"}}, "internal"),
+        (lambda cid: {"error": "boom"}, "internal"),  # bare value, not keyed
+        (lambda cid: {cid: error_result("read_local_draft", cid, "not_found", "no draft")}, "not_found"),
+        (lambda cid: {cid: ok_result("read_local_draft", cid, {"site": 5})}, "serialization_failed"),
+        (lambda cid: {cid: ok_result("read_local_draft", "call_other", DRAFT)}, "serialization_failed"),
+        (lambda cid: {cid: "not an object"}, "serialization_failed"),
+    ],
+)
+def test_graph_failures_become_typed_tool_errors(answer, code):
+    values, call_id = asyncio.run(_drive(answer))
+    tool_msg = next(m for m in values["messages"] if isinstance(m, ToolMessage))
+    envelope = json.loads(tool_msg.content)
+    assert tool_msg.status == "error" and envelope["ok"] is False
+    assert envelope["error"]["code"] == code and envelope["tool_call_id"] == call_id
+    assert code in values["messages"][-1].content
+    assert not values.get("ui_spec")
+
+
+def test_render_ui_rejects_invalid_spec():
+    call = {"id": "call_x", "name": "render_ui", "args": {"root": "a", "elements": {"a": {"type": "Marquee"}}}}
+    message, update = G.run_render_ui(call, {}, "msg_1")
+    body = json.loads(message.content)
+    assert message.status == "error" and body["ok"] is False and update == {}
+    assert [i["code"] for i in body["issues"]] == ["unknown_type"]
+    message, _ = G.run_render_ui({**call, "args": {"root": 3}}, {}, "msg_1")
+    assert {i["code"] for i in json.loads(message.content)["issues"]} == {"invalid_shape"}
+
+
+def test_render_ui_revision_increments():
+    call = {"id": "call_x", "name": "render_ui", "args": card_spec(DRAFT)}
+    _, first = G.run_render_ui(call, {}, "msg_1")
+    _, second = G.run_render_ui({**call, "id": "call_y"}, first, "msg_2")
+    assert first["ui_spec"]["identity"]["revision"] == 1
+    assert second["ui_spec"]["identity"] == {"message_id": "msg_2", "tool_call_id": "call_y", "revision": 2}
+
+
+def test_contract_mismatch_skips_the_browser():
+    call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
+    message, _ = G.run_read_local_draft(call, {"client_tools": {"read_local_draft": "0" * 16}})
+    body = json.loads(message.content)
+    assert body["error"]["code"] == "contract_mismatch"
+    assert body["error"]["detail"]["server_digest"] == READ_LOCAL_DRAFT.digest
+
+
+def test_invalid_args_skip_the_browser():
+    call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "no spaces allowed"}}
+    message, _ = G.run_read_local_draft(call, {})
+    assert json.loads(message.content)["error"]["code"] == "invalid_args"
+
+
+def test_state_schema_is_published():
+    schema = G.graph.get_input_jsonschema()
+    assert {"messages", "inspection_id", "ui_spec", "client_tools"} <= set(schema["properties"])
