@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import traceback
 from typing import Any, Callable, Optional
 
 import js  # type: ignore[import-not-found]
@@ -47,7 +48,7 @@ def on(element_id: str, event: str, handler: Callable[[Any], Any]) -> None:
 def _report_failure(task: "asyncio.Future[Any]") -> None:
     if not task.cancelled() and task.exception() is not None:
         exc = task.exception()
-        js.console.error(f"sitewalk: {type(exc).__name__}: {exc}")
+        js.console.error("sitewalk: " + "".join(traceback.format_exception(exc)))
         show_status(f"Error: {type(exc).__name__}: {exc}", error=True)
 
 

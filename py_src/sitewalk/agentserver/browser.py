@@ -22,7 +22,7 @@ __all__ = ["BrowserTransport"]
 
 class BrowserTransport:
     def __init__(self) -> None:
-        self._controllers: set[Any] = set()
+        self._controllers: list[Any] = []  # JsProxy is unhashable: no set
 
     @staticmethod
     def _init(method: str, json: Any, headers: Optional[dict[str, str]], accept: str, signal: Any = None) -> Any:
@@ -69,7 +69,7 @@ class BrowserTransport:
         from pyodide.ffi import JsException, to_js
 
         controller = js.AbortController.new()
-        self._controllers.add(controller)
+        self._controllers.append(controller)
         try:
             response = await self._fetch(url, self._init(method, json, headers, "text/event-stream", controller.signal))
             if int(response.status) >= 400:
@@ -98,7 +98,8 @@ class BrowserTransport:
                 if not done:  # the consumer stopped early: stop the download too
                     controller.abort()
         finally:
-            self._controllers.discard(controller)
+            if controller in self._controllers:
+                self._controllers.remove(controller)
 
     async def aclose(self) -> None:
         for controller in list(self._controllers):
