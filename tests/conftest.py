@@ -7,8 +7,12 @@ set SITEWALK_AGENT_URL to use a server that is already running instead.
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -28,7 +32,10 @@ def agent_server():
     if external:
         yield external.rstrip("/")
         return
-    from build import start_agent_server
+    try:
+        from build import start_agent_server
+    except ImportError:  # build.py not in this checkout: the same command, started here
+        start_agent_server = _start_agent_server
 
     started = time.monotonic()
     server = start_agent_server()
@@ -37,6 +44,45 @@ def agent_server():
         yield server.url
     finally:
         server.stop()
+
+
+class _Server:
+    def __init__(self, process, url):
+        self.process, self.url = process, url
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5)
+
+
+def _start_agent_server(port=None, timeout=120.0):
+    """Fallback only; build.py's start_agent_server is the project's one way to start the server."""
+    if port is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    exe = Path(sys.executable).with_name("langgraph")
+    cmd = [str(exe) if exe.exists() else "langgraph", "dev", "--no-browser", "--no-reload",
+           "--host", "127.0.0.1", "--port", str(port), "--config", "langgraph.json"]
+    env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+           "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    server = _Server(process, f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(server.url + "/ok", timeout=2):
+                return server
+        except OSError:
+            time.sleep(0.25)
+    server.stop()
+    raise RuntimeError(f"agent server did not start (exit code {process.poll()})")
 
 
 def pytest_terminal_summary(terminalreporter):
