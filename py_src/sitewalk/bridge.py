@@ -16,15 +16,24 @@ class LocalStorageStore:
     """localStorage as a KeyValueStore. A missing key comes back as JS null, not None: normalise it."""
 
     def get(self, key: str) -> Optional[str]:
-        value = js.localStorage.getItem(key)
+        value = _or_none(js.localStorage.getItem(key))
         return value if isinstance(value, str) else None
 
     def set(self, key: str, value: str) -> None:
         js.localStorage.setItem(key, value)
 
 
+def _or_none(value: Any) -> Any:
+    """JS null arrives as a JsNull object, not None: normalise it."""
+    return None if value is None or type(value).__name__ == "JsNull" else value
+
+
 def element(element_id: str) -> Any:
-    return js.document.getElementById(element_id)
+    return _or_none(js.document.getElementById(element_id))
+
+
+def query(parent: Any, selector: str) -> Any:
+    return _or_none(parent.querySelector(selector))
 
 
 def set_html(element_id: str, html: str) -> None:

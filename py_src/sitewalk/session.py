@@ -6,6 +6,7 @@ through a `View`, so the same code runs in the browser and under CPython tests.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional, Protocol
 
 from .contracts.spec import RENDER_UI_TOOL
@@ -40,6 +41,7 @@ class InspectionSession:
         self.thread_id: Optional[str] = None
         self.spec_identity: Optional[dict[str, Any]] = None
         self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
+        self.settled: set[str] = set()  # tool calls whose end the view has shown
 
     async def start(self, inspection_id: str, note: str = "") -> None:
         thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
@@ -73,6 +75,7 @@ class InspectionSession:
                     else:
                         self.view.agent_text(change.id, change.text)
             elif kind == "values" and isinstance(part.data, dict):
+                self._settle_calls(part.data.get("messages") or [])
                 self._show_spec(part.data.get("ui_spec"))
         for call in assembler.finish_message():
             self._show_call(call)
@@ -83,6 +86,20 @@ class InspectionSession:
             # Show the screen as soon as its arguments are complete; the server validates it again.
             identity = {"message_id": call.key[1], "tool_call_id": call.id, "revision": 0}
             self._show_spec({**call.args, "identity": identity})
+
+    def _settle_calls(self, messages: list[Any]) -> None:
+        """A tool message in the state is the server's word on how a call ended."""
+        for message in messages:
+            if not isinstance(message, dict) or message.get("type") != "tool":
+                continue
+            call_id = str(message.get("tool_call_id") or "")
+            if not call_id or call_id in self.settled:
+                continue
+            self.settled.add(call_id)
+            failed = message.get("status") == "error"
+            detail = _error_summary(message.get("content")) if failed else ""
+            self.view.tool_call(call_id, str(message.get("name") or "?"),
+                                CallState.failed if failed else CallState.succeeded, detail)
 
     async def _answer_pending(self) -> dict[str, Any]:
         state = await self.client.threads.get_state(self.thread_id)
@@ -99,6 +116,7 @@ class InspectionSession:
             state_name = CallState.succeeded if envelope["ok"] else CallState.failed
             detail = "" if envelope["ok"] else f"{envelope['error']['code']}: {envelope['error']['message']}"
             self.view.tool_call(call_id, call["name"], state_name, detail)
+            self.settled.add(call_id)
             answers[interrupt["id"]] = answer
         return answers
 
@@ -127,3 +145,16 @@ class InspectionSession:
 def _same_spec(a: dict[str, Any], b: dict[str, Any]) -> bool:
     # One render_ui call is one screen: the server's stored copy of a call already shown is not new.
     return bool(a.get("tool_call_id")) and a.get("tool_call_id") == b.get("tool_call_id")
+
+
+def _error_summary(content: Any) -> str:
+    """'code: message' from a failed tool message's envelope, or its text."""
+    try:
+        body = json.loads(content) if isinstance(content, str) else content
+    except ValueError:
+        return str(content)[:200]
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return f"{body['error'].get('code')}: {body['error'].get('message')}"
+    if isinstance(body, dict) and body.get("issues"):
+        return ", ".join(sorted({str(i.get("code")) for i in body["issues"] if isinstance(i, dict)}))
+    return str(content)[:200]

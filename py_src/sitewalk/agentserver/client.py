@@ -159,13 +159,15 @@ class RunsClient:
         metadata: Optional[dict[str, Any]] = None,
         multitask_strategy: Optional[str] = None,
         stream_resumable: bool = False,
+        on_disconnect: Optional[str] = None,
         config: Optional[dict[str, Any]] = None,
     ) -> AsyncIterator[StreamPart]:
         """POST /threads/{id}/runs/stream: the run's events as they happen.
 
         Heartbeat comments are skipped; `event: error` raises StreamError. With `input=None`,
         `command=None` and a `checkpoint_id` the run continues from that checkpoint (a fork or
-        a replay).
+        a replay). `stream_resumable=True` gives every event an id and keeps the run going when the
+        client disconnects, so `join_stream(..., last_event_id=...)` can pick it up again.
         """
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
         body: dict[str, Any] = {
@@ -184,6 +186,8 @@ class RunsClient:
             body["multitask_strategy"] = multitask_strategy
         if stream_resumable:
             body["stream_resumable"] = True
+        if on_disconnect is not None:
+            body["on_disconnect"] = on_disconnect
         if config is not None:
             body["config"] = config
         return self._http.sse("POST", f"/threads/{_p(thread_id)}/runs/stream", body)

@@ -42,7 +42,7 @@ class DomView:
         """The parent's child keyed by `attribute`, created once and then updated in place."""
         parent = bridge.element(parent_id)
         selector = f'{tag}[{attribute}="{bridge.js.CSS.escape(key)}"]'
-        node = parent.querySelector(selector)
+        node = bridge.query(parent, selector)
         if node is None:
             node = bridge.js.document.createElement(tag)
             node.setAttribute(attribute, key)

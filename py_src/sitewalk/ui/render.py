@@ -43,6 +43,6 @@ def render_spec(spec: dict[str, Any]) -> str:
     return str(render_element(spec["root"], spec["elements"]))
 
 
-def render_template(name: str, **context: Any) -> str:
+def render_template(template: str, **context: Any) -> str:
     """Render one of the app's own templates (the shell of the app view)."""
-    return _env.get_template(name).render(**context)
+    return _env.get_template(template).render(**context)
