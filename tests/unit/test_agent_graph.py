@@ -213,3 +213,31 @@ def test_invalid_args_skip_the_browser():
 def test_state_schema_is_published():
     schema = G.graph.get_input_jsonschema()
     assert {"messages", "inspection_id", "ui_spec", "client_tools"} <= set(schema["properties"])
+
+
+def test_sitewalk_model_switches_to_init_chat_model(monkeypatch):
+    import sys
+    import types
+
+    seen = {}
+    fake = types.ModuleType("langchain.chat_models")
+
+    def init_chat_model(name):
+        seen["name"] = name
+        return ScriptedInspectionModel()
+
+    fake.init_chat_model = init_chat_model
+    monkeypatch.setitem(sys.modules, "langchain", types.ModuleType("langchain"))
+    monkeypatch.setitem(sys.modules, "langchain.chat_models", fake)
+    monkeypatch.setenv("SITEWALK_MODEL", "openai:gpt-4o-mini")
+    G.make_model()
+    assert seen == {"name": "openai:gpt-4o-mini"}
+    monkeypatch.setenv("SITEWALK_MODEL", "")
+    assert isinstance(G.make_model(), ScriptedInspectionModel)
+
+
+def test_tool_schemas_come_from_the_contracts():
+    by_name = {t["function"]["name"]: t["function"] for t in G.TOOL_SCHEMAS}
+    assert by_name["read_local_draft"]["parameters"] == READ_LOCAL_DRAFT.args.model_json_schema()
+    assert by_name["read_local_draft"]["description"] == READ_LOCAL_DRAFT.description
+    assert "InspectionCard" in by_name["render_ui"]["description"]

@@ -187,32 +187,38 @@ def test_headless_tool_render_history_and_fork(agent_server):
     run(go())
 
 
-@pytest.mark.parametrize(
-    "make_answer, expected",
-    [
-        (lambda cid: {cid: error_result("read_local_draft", cid, "not_found", "no draft for inspection-42 on this device")},
-         ["not_found", "no draft for inspection-42 on this device"]),
-        (lambda cid: {cid: {"error": "boom"}}, ["internal", "boom"]),  # the official SDK's failure shape
-        (lambda cid: {"error": "boom"}, ["internal", "boom"]),  # not keyed by tool call id
-    ],
-    ids=["typed-not-found", "sdk-error", "bare-error"],
-)
-def test_resume_with_failures(agent_server, make_answer, expected):
+FAILURES = {
+    "typed-not-found": (
+        lambda cid: {cid: error_result("read_local_draft", cid, "not_found", "no draft for inspection-42 on this device")},
+        ["not_found", "no draft for inspection-42 on this device"],
+    ),
+    "sdk-error": (lambda cid: {cid: {"error": "boom"}}, ["internal", "boom"]),  # the official SDK's failure shape
+    "bare-error": (lambda cid: {"error": "boom"}, ["internal", "boom"]),  # not keyed by tool call id
+}
+
+
+def test_resume_with_failures(agent_server):
+    """Each failure shape ends the run with a text naming the error (the cases run concurrently)."""
+
+    async def one(client, name):
+        make_answer, expected = FAILURES[name]
+        thread_id, pending, _ = await start_and_wait(client)
+        call_id = pending["value"]["tool_call"]["id"]
+        await collect(client.resume(thread_id, ASSISTANT, {pending["id"]: make_answer(call_id)}))
+        state = await client.threads.get_state(thread_id)
+        messages = state["values"]["messages"]
+        tool_message = next(m for m in messages if m["type"] == "tool")
+        assert tool_message["status"] == "error" and tool_message["tool_call_id"] == call_id, name
+        assert json.loads(tool_message["content"])["ok"] is False, name
+        last = messages[-1]
+        assert last["type"] == "ai" and not last.get("tool_calls"), name
+        for word in expected:
+            assert word in last["content"], (name, last["content"])
+        assert not state["values"].get("ui_spec") and state["next"] == [], name
+
     async def go():
         async with AgentServerClient(agent_server) as client:
-            thread_id, pending, _ = await start_and_wait(client)
-            call_id = pending["value"]["tool_call"]["id"]
-            await collect(client.resume(thread_id, ASSISTANT, {pending["id"]: make_answer(call_id)}))
-            state = await client.threads.get_state(thread_id)
-            messages = state["values"]["messages"]
-            tool_message = next(m for m in messages if m["type"] == "tool")
-            assert tool_message["status"] == "error" and tool_message["tool_call_id"] == call_id
-            assert json.loads(tool_message["content"])["ok"] is False
-            text = messages[-1]["content"]
-            assert messages[-1]["type"] == "ai" and not messages[-1].get("tool_calls")
-            for word in expected:
-                assert word in text
-            assert not state["values"].get("ui_spec") and state["next"] == []
+            await asyncio.gather(*(one(client, name) for name in FAILURES))
 
     run(go())
 
@@ -358,3 +364,30 @@ def test_pending_interrupts_reads_both_places_and_dedupes():
     }
     assert pending_interrupts(state) == [{"id": "i1", "value": tool}, {"id": "i2", "value": {"x": 1}}, {"id": "i3", "value": 3}]
     assert pending_interrupts({"values": {}, "tasks": []}) == []
+
+
+def test_rejoin_a_resumable_run_after_disconnect(agent_server):
+    async def go():
+        async with AgentServerClient(agent_server) as client:
+            thread_id, pending, _ = await start_and_wait(client)
+            call_id = pending["value"]["tool_call"]["id"]
+            answers = {pending["id"]: {call_id: ok_result("read_local_draft", call_id, dict(DRAFT))}}
+            stream = client.resume(
+                thread_id, ASSISTANT, answers, stream_resumable=True,
+                config={"configurable": {"fragment_delay_ms": 40}},
+            )
+            head = []
+            async for part in stream:
+                head.append(part)
+                if len(head) == 6:
+                    break
+            await stream.aclose()  # the connection drops mid-run
+            run_id = head[0].data["run_id"]
+            assert all(p.id for p in head)
+            rest = await collect(client.runs.join_stream(thread_id, run_id, last_event_id=head[-1].id))
+            everything = await collect(client.runs.join_stream(thread_id, run_id, last_event_id="0"))
+            assert [p.data for p in head + rest] == [p.data for p in everything]
+            state = await client.threads.get_state(thread_id)
+            assert state["values"]["messages"][-1]["content"] == "The card for inspection-42 is on screen."
+
+    run(go())
