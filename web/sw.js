@@ -1,0 +1,57 @@
+// Sitewalk service worker: precaches the whole bundle, serves it cache-first.
+// Only the files of the manifest are answered from the cache; every other
+// request (the agent server above all) goes to the network untouched and is
+// never cached. build.py writes the manifest and its version between the markers.
+const MANIFEST = /*__PRECACHE__*/{"version": "dev", "files": []}/*__END__*/;
+const PREFIX = "sitewalk-";
+const CACHE = PREFIX + MANIFEST.version;
+const SCOPE = new URL("./", self.location.href); // the directory of sw.js = site root
+const KEYS = new Set(MANIFEST.files.map((f) => new URL(f, SCOPE).href));
+const INDEX = SCOPE.href;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      // "no-cache" revalidates against the HTTP cache (cheap 304s) so nothing stale is stored.
+      await cache.addAll(MANIFEST.files.map((f) => new Request(new URL(f, SCOPE), { cache: "no-cache" })));
+      await self.skipWaiting();
+    })(),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })(),
+  );
+});
+
+function cacheKey(request) {
+  const url = new URL(request.url);
+  if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return null;
+  const key = url.origin + url.pathname; // query strings (e.g. ?server=) do not matter
+  if (request.mode === "navigate" && (key === INDEX || key === INDEX + "index.html")) return INDEX;
+  return KEYS.has(key) ? key : null;
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const key = cacheKey(request);
+  if (key === null) return; // not ours: straight to the network
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const hit = await cache.match(key);
+      if (hit) return hit;
+      const response = await fetch(request);
+      if (response.ok && response.type === "basic") await cache.put(key, response.clone());
+      return response;
+    })(),
+  );
+});
