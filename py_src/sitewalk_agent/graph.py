@@ -25,6 +25,7 @@ if _PY_SRC not in sys.path:
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.store.base import BaseStore  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 from langgraph.types import interrupt  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
@@ -34,6 +35,7 @@ from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
 from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse_result  # noqa: E402
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, ReadLocalDraftResult  # noqa: E402
+from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id  # noqa: E402
 
 try:  # the catalog validator (issues with codes and repair hints); structure-only without it
@@ -88,12 +90,16 @@ SYSTEM_PROMPT = (
 )
 
 
-def _tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool) -> ToolMessage:
+def _tool_message(
+    call: dict[str, Any], content: dict[str, Any], ok: bool, answered_by: str = "server"
+) -> ToolMessage:
+    """The tool's result for the model. `artifact.answered_by`: server | browser | ledger (a replay)."""
     return ToolMessage(
         content=json.dumps(content, ensure_ascii=False, separators=(",", ":")),
         tool_call_id=call["id"],
         name=call["name"],
         status="success" if ok else "error",
+        artifact={"answered_by": answered_by},
         id=new_id("msg"),
     )
 
@@ -106,9 +112,12 @@ def _failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any)
     )
 
 
-def run_read_local_draft(call: dict[str, Any], state: InspectionState) -> tuple[ToolMessage, dict[str, Any]]:
-    """The headless tool: ask the browser, then check what it answered against the contract."""
+async def run_read_local_draft(
+    call: dict[str, Any], state: InspectionState, ledger: Optional[OutcomeLedger] = None
+) -> tuple[ToolMessage, dict[str, Any]]:
+    """The headless tool: ask the browser (once per call id), then check the answer against the contract."""
     tool_call_id = call["id"]
+    ledger = ledger or OutcomeLedger()
     update: dict[str, Any] = {}
     try:
         args = READ_LOCAL_DRAFT.args.model_validate(call.get("args") or {}).model_dump(mode="json")
@@ -127,6 +136,11 @@ def run_read_local_draft(call: dict[str, Any], state: InspectionState) -> tuple[
             client_digest=client_digest,
         )
         return _tool_message(call, outcome.model_dump(mode="json"), False), update
+
+    recorded = await ledger.get(tool_call_id)
+    if recorded is not None:  # a replay: the browser already answered this call
+        envelope = recorded["envelope"]
+        return _tool_message(call, envelope, bool(envelope.get("ok")), answered_by="ledger"), update
 
     resume = interrupt(
         {
@@ -151,7 +165,9 @@ def run_read_local_draft(call: dict[str, Any], state: InspectionState) -> tuple[
             outcome = _failure(call, ErrorCode.serialization_failed, f"invalid draft: {where}: {first['msg']}")
         else:
             outcome = outcome.model_copy(update={"result": draft.model_dump(mode="json")})
-    return _tool_message(call, outcome.model_dump(mode="json"), outcome.ok), update
+    envelope = outcome.model_dump(mode="json")
+    await ledger.put(tool_call_id, envelope)
+    return _tool_message(call, envelope, outcome.ok, answered_by="browser"), update
 
 
 def spec_issues(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -228,7 +244,8 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
     return {"messages": [response]}
 
 
-async def tools(state: InspectionState) -> dict[str, Any]:
+async def tools(state: InspectionState, config: RunnableConfig, *, store: Optional[BaseStore] = None) -> dict[str, Any]:
+    ledger = OutcomeLedger(store, (config.get("configurable") or {}).get("thread_id"))
     messages = state.get("messages", [])
     last = messages[-1] if messages else None
     if not isinstance(last, AIMessage):
@@ -237,7 +254,7 @@ async def tools(state: InspectionState) -> dict[str, Any]:
     update: dict[str, Any] = {}
     for call in last.tool_calls:
         if call["name"] == READ_LOCAL_DRAFT.name:
-            message, extra = run_read_local_draft(call, state)
+            message, extra = await run_read_local_draft(call, state, ledger)
         elif call["name"] == RENDER_UI_TOOL:
             message, extra = run_render_ui(call, {**state, **update}, last.id)
         else:

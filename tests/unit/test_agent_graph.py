@@ -198,7 +198,7 @@ def test_render_ui_revision_increments():
 
 def test_contract_mismatch_skips_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
-    message, _ = G.run_read_local_draft(call, {"client_tools": {"read_local_draft": "0" * 16}})
+    message, _ = asyncio.run(G.run_read_local_draft(call, {"client_tools": {"read_local_draft": "0" * 16}}))
     body = json.loads(message.content)
     assert body["error"]["code"] == "contract_mismatch"
     assert body["error"]["detail"]["server_digest"] == READ_LOCAL_DRAFT.digest
@@ -206,7 +206,7 @@ def test_contract_mismatch_skips_the_browser():
 
 def test_invalid_args_skip_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "no spaces allowed"}}
-    message, _ = G.run_read_local_draft(call, {})
+    message, _ = asyncio.run(G.run_read_local_draft(call, {}))
     assert json.loads(message.content)["error"]["code"] == "invalid_args"
 
 
@@ -241,3 +241,26 @@ def test_tool_schemas_come_from_the_contracts():
     assert by_name["read_local_draft"]["parameters"] == READ_LOCAL_DRAFT.args.model_json_schema()
     assert by_name["read_local_draft"]["description"] == READ_LOCAL_DRAFT.description
     assert "InspectionCard" in by_name["render_ui"]["description"]
+
+
+def test_replay_reuses_the_ledger_in_process():
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+    from langgraph.types import Command
+
+    async def go():
+        graph = G.build_graph()
+        graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
+        config = {"configurable": {"thread_id": "t-ledger"}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42")]}, config)
+        waiting = await graph.aget_state(config)
+        [pending] = waiting.interrupts
+        call_id = pending.value["tool_call"]["id"]
+        await graph.ainvoke(Command(resume={pending.id: {call_id: ok_result("read_local_draft", call_id, DRAFT)}}), config)
+        await graph.ainvoke(None, waiting.config)  # replay from the checkpoint that waited
+        state = await graph.aget_state(config)
+        assert not state.interrupts and not state.next
+        answers = [m.artifact for m in state.values["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
+        assert answers == [{"answered_by": "ledger"}]
+
+    asyncio.run(go())

@@ -391,3 +391,28 @@ def test_rejoin_a_resumable_run_after_disconnect(agent_server):
             assert state["values"]["messages"][-1]["content"] == "The card for inspection-42 is on screen."
 
     run(go())
+
+
+def test_replay_from_the_waiting_checkpoint_does_not_ask_the_browser_again(agent_server):
+    async def go():
+        async with AgentServerClient(agent_server) as client:
+            thread_id, pending, _ = await start_and_wait(client)
+            call_id = pending["value"]["tool_call"]["id"]
+            answer = {call_id: ok_result("read_local_draft", call_id, dict(DRAFT))}
+            await collect(client.resume(thread_id, ASSISTANT, {pending["id"]: answer}))
+            history = [s async for page in client.threads.iter_history(thread_id, page_size=50) for s in page]
+            [waiting] = [s for s in history if s["tasks"] and s["tasks"][0]["interrupts"]]
+
+            replay = await collect(client.runs.stream(
+                thread_id, ASSISTANT, input=None, checkpoint_id=waiting["checkpoint"]["checkpoint_id"]))
+            assert interrupt_updates(replay) == []  # the recorded answer is reused
+            state = await client.threads.get_state(thread_id)
+            assert pending_interrupts(state) == [] and state["next"] == []
+            replayed = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["tool_call_id"] == call_id]
+            assert [m["artifact"] for m in replayed] == [{"answered_by": "ledger"}]
+            assert json.loads(replayed[0]["content"])["result"]["site"] == DRAFT["site"]
+            assert state["values"]["ui_spec"]["elements"]["card"]["props"]["site"] == DRAFT["site"]
+            after = [s async for page in client.threads.iter_history(thread_id, page_size=50) for s in page]
+            assert {s["checkpoint"]["checkpoint_id"] for s in history} < {s["checkpoint"]["checkpoint_id"] for s in after}
+
+    run(go())

@@ -1,0 +1,41 @@
+"""The outcome ledger: what the browser answered for each headless tool call, kept in the Store.
+
+LangGraph re-raises a headless tool's interrupt when a run is replayed from the checkpoint that
+waited on it, with the same tool_call_id. The browser (and the official SDK, which never answers
+an id twice) should not be asked again: the tool body looks the answer up here first, so a
+replay reuses the recorded outcome instead of repeating a real-world effect.
+
+The Store is shared by every branch of a thread, so the answer survives forks too. Without a
+store (in-process tests) the ledger is a no-op.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = ["OutcomeLedger"]
+
+NAMESPACE = ("sitewalk", "tool_outcomes")
+
+
+class OutcomeLedger:
+    def __init__(self, store: Any = None, thread_id: Optional[str] = None) -> None:
+        self._store = store if thread_id else None
+        # Namespace labels may not contain "."; thread ids are UUIDs, but be safe.
+        self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
+
+    @property
+    def enabled(self) -> bool:
+        return self._store is not None
+
+    async def get(self, tool_call_id: str) -> Optional[dict[str, Any]]:
+        """The recorded entry {"envelope", "interrupt_id"} for a call, or None."""
+        if self._store is None:
+            return None
+        item = await self._store.aget(self._namespace, tool_call_id)
+        return dict(item.value) if item is not None else None
+
+    async def put(self, tool_call_id: str, envelope: dict[str, Any], interrupt_id: Optional[str] = None) -> None:
+        if self._store is None:
+            return
+        await self._store.aput(self._namespace, tool_call_id, {"envelope": envelope, "interrupt_id": interrupt_id})
