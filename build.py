@@ -30,6 +30,7 @@ subprocesses for downloads). ``bench`` needs playwright.
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import contextlib
 import functools
@@ -736,6 +737,7 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     proc = subprocess.Popen(cmd, cwd=cwd, env=agent_server_env(env), stdin=subprocess.DEVNULL,
                             stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
     server = AgentServer(proc, port, f"http://{host}:{port}", log_path, log_file)
+    atexit.register(server.stop)  # never leave a server behind, even on an error exit
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
@@ -870,7 +872,14 @@ def app_url(static_url: str, server_url: str | None = None) -> str:
     return static_url + "?" + urllib.parse.urlencode({"server": server_url}, safe=":/")
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def cmd_serve(args) -> int:
+    # SIGTERM/SIGHUP stop both servers the same way Ctrl-C does.
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    signal.signal(signal.SIGHUP, _raise_interrupt)
     dist = Path(args.dist)
     ensure_built(dist)
     try:
