@@ -262,13 +262,17 @@ async def tools(state: InspectionState, config: RunnableConfig, *, store: Option
             message, extra = _tool_message(call, outcome.model_dump(mode="json"), False), {}
         results.append(message)
         update.update(extra)
+    for bad in last.invalid_tool_calls:  # arguments that did not parse as JSON
+        call = {"id": bad.get("id") or new_id("call"), "name": bad.get("name") or "unknown"}
+        outcome = _failure(call, ErrorCode.invalid_args, f"arguments are not valid JSON: {bad.get('error') or ''}".strip())
+        results.append(_tool_message(call, outcome.model_dump(mode="json"), False))
     return {"messages": results, **update}
 
 
 def route_after_agent(state: InspectionState) -> str:
     messages = state.get("messages", [])
     last = messages[-1] if messages else None
-    if isinstance(last, AIMessage) and last.tool_calls:
+    if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
         return "tools"
     return END
 

@@ -264,3 +264,49 @@ def test_replay_reuses_the_ledger_in_process():
         assert answers == [{"answered_by": "ledger"}]
 
     asyncio.run(go())
+
+
+def test_two_headless_calls_in_one_message_interrupt_one_after_the_other():
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    async def go():
+        graph = G.build_graph()
+        graph.checkpointer = InMemorySaver()
+        config = {"configurable": {"thread_id": "t-two"}}
+        calls = [
+            {"id": "call_one", "name": "read_local_draft", "args": {"inspection_id": "inspection-1"}},
+            {"id": "call_two", "name": "read_local_draft", "args": {"inspection_id": "inspection-2"}},
+        ]
+        await graph.aupdate_state(config, {"messages": [HumanMessage("compare"), AIMessage("", tool_calls=calls, id="msg_x")]}, as_node="agent")
+        seen = []
+        command = None
+        for _ in range(3):
+            await graph.ainvoke(command, config)
+            state = await graph.aget_state(config)
+            if not state.interrupts:
+                break
+            [pending] = state.interrupts
+            cid = pending.value["tool_call"]["id"]
+            seen.append((pending.id, cid))
+            draft = {**DRAFT, "inspection_id": pending.value["tool_call"]["args"]["inspection_id"]}
+            command = Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, draft)}})
+        assert [cid for _, cid in seen] == ["call_one", "call_two"]
+        assert len({iid for iid, _ in seen}) == 2
+        tool_messages = [m for m in state.values["messages"] if isinstance(m, ToolMessage)]
+        assert [m.tool_call_id for m in tool_messages[:2]] == ["call_one", "call_two"]
+        assert all(json.loads(m.content)["ok"] for m in tool_messages[:2])
+
+    asyncio.run(go())
+
+
+def test_invalid_tool_call_json_is_answered():
+    async def go():
+        bad = AIMessage("", invalid_tool_calls=[{"id": "call_bad", "name": "render_ui", "args": "{oops", "error": "bad json", "type": "invalid_tool_call"}])
+        assert G.route_after_agent({"messages": [bad]}) == "tools"
+        out = await G.tools({"messages": [bad]}, {"configurable": {}})
+        [message] = out["messages"]
+        assert message.tool_call_id == "call_bad" and message.status == "error"
+        assert json.loads(message.content)["error"]["code"] == "invalid_args"
+
+    asyncio.run(go())
