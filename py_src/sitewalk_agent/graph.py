@@ -34,7 +34,7 @@ from typing_extensions import TypedDict  # noqa: E402  (typing.TypedDict publish
 from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
 from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse_result  # noqa: E402
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
-from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, ReadLocalDraftResult  # noqa: E402
+from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id  # noqa: E402
 
@@ -60,14 +60,17 @@ class InspectionState(TypedDict, total=False):
 # --- tools -------------------------------------------------------------------------------------
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": READ_LOCAL_DRAFT.name,
-            "description": READ_LOCAL_DRAFT.description,
-            "parameters": READ_LOCAL_DRAFT.args.model_json_schema(),
-        },
-    },
+    *(
+        {
+            "type": "function",
+            "function": {
+                "name": contract.name,
+                "description": contract.description,
+                "parameters": contract.args.model_json_schema(),
+            },
+        }
+        for contract in TOOL_CONTRACTS.values()
+    ),
     {
         "type": "function",
         "function": {
@@ -112,27 +115,28 @@ def _failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any)
     )
 
 
-async def run_read_local_draft(
-    call: dict[str, Any], state: InspectionState, ledger: Optional[OutcomeLedger] = None
+async def run_headless_tool(
+    contract: ToolContract, call: dict[str, Any], state: InspectionState, ledger: Optional[OutcomeLedger] = None
 ) -> tuple[ToolMessage, dict[str, Any]]:
-    """The headless tool: ask the browser (once per call id), then check the answer against the contract."""
+    """A headless tool: ask the browser (once per call id), then check the answer against the contract."""
     tool_call_id = call["id"]
     ledger = ledger or OutcomeLedger()
     update: dict[str, Any] = {}
     try:
-        args = READ_LOCAL_DRAFT.args.model_validate(call.get("args") or {}).model_dump(mode="json")
+        args = contract.args.model_validate(call.get("args") or {}).model_dump(mode="json")
     except ValidationError as exc:
         outcome = _failure(call, ErrorCode.invalid_args, f"invalid arguments: {exc.errors()[0]['msg']}")
         return _tool_message(call, outcome.model_dump(mode="json"), False), update
-    update["inspection_id"] = args["inspection_id"]
+    if "inspection_id" in args:
+        update["inspection_id"] = args["inspection_id"]
 
-    client_digest = (state.get("client_tools") or {}).get(READ_LOCAL_DRAFT.name)
-    if client_digest and client_digest != READ_LOCAL_DRAFT.digest:
+    client_digest = (state.get("client_tools") or {}).get(contract.name)
+    if client_digest and client_digest != contract.digest:
         outcome = _failure(
             call,
             ErrorCode.contract_mismatch,
-            "the client implements another version of read_local_draft",
-            server_digest=READ_LOCAL_DRAFT.digest,
+            "the client implements another version of {contract.name}",
+            server_digest=contract.digest,
             client_digest=client_digest,
         )
         return _tool_message(call, outcome.model_dump(mode="json"), False), update
@@ -145,26 +149,26 @@ async def run_read_local_draft(
     resume = interrupt(
         {
             "type": "tool",
-            "tool_call": {"id": tool_call_id, "name": READ_LOCAL_DRAFT.name, "args": args},
-            "contract": {"protocol": PROTOCOL_VERSION, "digest": READ_LOCAL_DRAFT.digest},
+            "tool_call": {"id": tool_call_id, "name": contract.name, "args": args},
+            "contract": {"protocol": PROTOCOL_VERSION, "digest": contract.digest},
         }
     )
     # The official SDK resumes with {tool_call_id: value}; accept a bare value too.
     value = resume[tool_call_id] if isinstance(resume, dict) and tool_call_id in resume else resume
-    outcome = parse_result(value, tool=READ_LOCAL_DRAFT.name, tool_call_id=tool_call_id)
+    outcome = parse_result(value, tool=contract.name, tool_call_id=tool_call_id)
     if outcome.tool_call_id != tool_call_id:
         outcome = _failure(
             call, ErrorCode.serialization_failed, f"the answer is for tool call {outcome.tool_call_id!r}"
         )
     if outcome.ok:
         try:
-            draft = ReadLocalDraftResult.model_validate(outcome.result)
+            result = contract.result.model_validate(outcome.result)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "result"
-            outcome = _failure(call, ErrorCode.serialization_failed, f"invalid draft: {where}: {first['msg']}")
+            outcome = _failure(call, ErrorCode.serialization_failed, f"invalid result: {where}: {first['msg']}")
         else:
-            outcome = outcome.model_copy(update={"result": draft.model_dump(mode="json")})
+            outcome = outcome.model_copy(update={"result": result.model_dump(mode="json")})
     envelope = outcome.model_dump(mode="json")
     await ledger.put(tool_call_id, envelope)
     return _tool_message(call, envelope, outcome.ok, answered_by="browser"), update
@@ -253,8 +257,8 @@ async def tools(state: InspectionState, config: RunnableConfig, *, store: Option
     results: list[ToolMessage] = []
     update: dict[str, Any] = {}
     for call in last.tool_calls:
-        if call["name"] == READ_LOCAL_DRAFT.name:
-            message, extra = await run_read_local_draft(call, state, ledger)
+        if call["name"] in TOOL_CONTRACTS:
+            message, extra = await run_headless_tool(TOOL_CONTRACTS[call["name"]], call, state, ledger)
         elif call["name"] == RENDER_UI_TOOL:
             message, extra = run_render_ui(call, {**state, **update}, last.id)
         else:

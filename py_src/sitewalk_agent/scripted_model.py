@@ -12,6 +12,11 @@ The script, decided from the last message of the conversation:
 (b) a successful `read_local_draft` result -> a `render_ui` call with a card built from the draft;
 (c) a failed `read_local_draft` -> a text naming the error code and message;
 (d) a `render_ui` result -> a closing text (or, if the spec was rejected, a text saying so).
+
+A human message may name a scenario with `script: NAME`, for demos and end-to-end tests:
+- `unknown-tool`: first call `measure_noise_level`, a headless tool the browser does not
+  implement, then go on with the draft whatever it answered;
+- `bad-ui`: after the card, send a second screen that uses a component outside the catalog.
 """
 
 from __future__ import annotations
@@ -104,6 +109,26 @@ def _last_inspection_id(messages: Sequence[BaseMessage]) -> Optional[str]:
     return None
 
 
+_SCENARIO = re.compile(r"\bscript:\s*([a-z][a-z-]*)", re.IGNORECASE)
+
+
+def scenario_of(messages: Sequence[BaseMessage]) -> Optional[str]:
+    """The `script: NAME` of the first human message, if any."""
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            found = _SCENARIO.search(_content_text(message))
+            return found.group(1).lower() if found else None
+    return None
+
+
+def broken_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The card plus an element whose type is not in the catalog (the `bad-ui` scenario)."""
+    elements = {key: dict(value) for key, value in spec["elements"].items()}
+    elements["card"]["children"] = [*elements["card"]["children"], "ticker"]
+    elements["ticker"] = {"type": "Marquee", "props": {"text": "Inspection in progress"}, "children": []}
+    return {"root": spec["root"], "elements": elements}
+
+
 def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
     """The screen for a draft: an InspectionCard with a RiskBadge child."""
     risk = str(draft.get("risk") or "low")
@@ -142,6 +167,14 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
         if not isinstance(outcome, dict):
             outcome = {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
         inspection_id = _last_inspection_id(messages[:-1]) or "the inspection"
+        scenario = scenario_of(messages)
+        if last.name == "measure_noise_level":
+            if outcome.get("ok"):
+                noise = f"The site measures {(outcome.get('result') or {}).get('decibels')} dB(A)."
+            else:
+                noise = f"I could not measure the noise level ({(outcome.get('error') or {}).get('code', 'internal')})."
+            return Turn(f"{noise} Looking up the draft for {inspection_id}.", "read_local_draft",
+                        {"inspection_id": inspection_id})
         if last.name == "read_local_draft":
             if outcome.get("ok"):
                 draft = dict(outcome.get("result") or {})
@@ -152,6 +185,11 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             message = error.get("message", "")
             return Turn(f"I could not read the draft for {inspection_id}: {code} — {message}")
         if last.name == "render_ui":
+            screens_sent = sum(1 for m in messages if isinstance(m, ToolMessage) and m.name == "render_ui")
+            if outcome.get("ok") and scenario == "bad-ui" and screens_sent == 1:
+                shown = next(c["args"] for m in reversed(messages) for c in getattr(m, "tool_calls", None) or []
+                             if c.get("name") == "render_ui")
+                return Turn("", "render_ui", broken_spec(shown))
             if outcome.get("ok"):
                 return Turn(f"The card for {inspection_id} is on screen.")
             issues = outcome.get("issues") or []
@@ -162,6 +200,8 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
         inspection_id = find_inspection_id(_content_text(last))
         if not inspection_id:
             return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
+        if scenario_of(messages) == "unknown-tool":
+            return Turn("First I will measure the noise level at the site.", "measure_noise_level", {"duration_s": 3})
         return Turn(f"Looking up the draft for {inspection_id}.", "read_local_draft", {"inspection_id": inspection_id})
     return Turn("Done.")
 

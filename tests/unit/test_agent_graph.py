@@ -198,7 +198,7 @@ def test_render_ui_revision_increments():
 
 def test_contract_mismatch_skips_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
-    message, _ = asyncio.run(G.run_read_local_draft(call, {"client_tools": {"read_local_draft": "0" * 16}}))
+    message, _ = asyncio.run(G.run_headless_tool(READ_LOCAL_DRAFT, call, {"client_tools": {"read_local_draft": "0" * 16}}))
     body = json.loads(message.content)
     assert body["error"]["code"] == "contract_mismatch"
     assert body["error"]["detail"]["server_digest"] == READ_LOCAL_DRAFT.digest
@@ -206,7 +206,7 @@ def test_contract_mismatch_skips_the_browser():
 
 def test_invalid_args_skip_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "no spaces allowed"}}
-    message, _ = asyncio.run(G.run_read_local_draft(call, {}))
+    message, _ = asyncio.run(G.run_headless_tool(READ_LOCAL_DRAFT, call, {}))
     assert json.loads(message.content)["error"]["code"] == "invalid_args"
 
 
@@ -310,3 +310,36 @@ def test_invalid_tool_call_json_is_answered():
         assert json.loads(message.content)["error"]["code"] == "invalid_args"
 
     asyncio.run(go())
+
+
+def test_scenario_unknown_tool_measures_noise_first_then_reads_the_draft():
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    from sitewalk_agent.scripted_model import plan_turn
+
+    human = HumanMessage("Start inspection inspection-88\nscript: unknown-tool")
+    first = plan_turn([human])
+    assert first.tool == "measure_noise_level"
+    failed = ToolMessage('{"ok": false, "error": {"code": "not_implemented", "message": "no"}}',
+                         tool_call_id="c1", name="measure_noise_level")
+    second = plan_turn([human, failed])
+    assert second.tool == "read_local_draft" and second.args == {"inspection_id": "inspection-88"}
+    assert "not_implemented" in second.text
+
+
+def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from sitewalk.ui.validate import validate_spec
+    from sitewalk_agent.scripted_model import card_spec, plan_turn
+
+    human = HumanMessage("Start inspection inspection-51 script: bad-ui")
+    spec = card_spec({"inspection_id": "inspection-51", "site": "Pier"})
+    shown = AIMessage("", tool_calls=[{"id": "c2", "name": "render_ui", "args": spec}])
+    accepted = ToolMessage('{"ok": true, "revision": 1}', tool_call_id="c2", name="render_ui")
+    turn = plan_turn([human, shown, accepted])
+    assert turn.tool == "render_ui"
+    assert [i.code for i in validate_spec(turn.args)] == ["unknown_type"]
+    rejected = ToolMessage('{"ok": false, "issues": [{"code": "unknown_type"}]}', tool_call_id="c3", name="render_ui")
+    closing = plan_turn([human, shown, accepted, AIMessage("", tool_calls=[{"id": "c3", "name": "render_ui", "args": turn.args}]), rejected])
+    assert closing.tool is None and "unknown_type" in closing.text

@@ -66,4 +66,23 @@ READ_LOCAL_DRAFT = ToolContract(
     result=ReadLocalDraftResult,
 )
 
-TOOL_CONTRACTS: dict[str, ToolContract] = {c.name: c for c in (READ_LOCAL_DRAFT,)}
+class MeasureNoiseLevelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    duration_s: int = Field(default=3, ge=1, le=30, description="How long to listen, in seconds.")
+
+
+class MeasureNoiseLevelResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decibels: float = Field(ge=0, le=200, description="A-weighted sound level, dB(A).")
+
+
+# Defined by the agent, not yet implemented by the browser: a call to it must come back as
+# not_implemented at once, and the run must go on.
+MEASURE_NOISE_LEVEL = ToolContract(
+    name="measure_noise_level",
+    description="Measure the ambient noise level at the site with the device's microphone. Runs in the browser.",
+    args=MeasureNoiseLevelArgs,
+    result=MeasureNoiseLevelResult,
+)
+
+TOOL_CONTRACTS: dict[str, ToolContract] = {c.name: c for c in (READ_LOCAL_DRAFT, MEASURE_NOISE_LEVEL)}
