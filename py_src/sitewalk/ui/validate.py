@@ -73,7 +73,7 @@ def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Is
         return issues
     if children and kind not in ACCEPTS_CHILDREN:
         issues.append(Issue("invalid_props", key, f"{kind} takes no children",
-                            f"Move the children of {key} into a Stack or an InspectionCard."))
+                            f"Move the children of {key} into a Stack, a Row or an InspectionCard."))
     for child in children:
         if child not in elements:
             issues.append(Issue("missing_child", key, f"child {child!r} of {key} is not an element",
