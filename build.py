@@ -33,6 +33,7 @@ import argparse
 import atexit
 import base64
 import contextlib
+import fcntl
 import functools
 import hashlib
 import http.server
@@ -336,6 +337,158 @@ def build_app_wheel(app: dict, src_root: Path, out_dir: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------
+# Precompiling Python to bytecode (with Pyodide itself, under node)
+# ---------------------------------------------------------------------------
+#
+# Neither the core's python_stdlib.zip nor PyPI's pure wheels carry bytecode,
+# and Pyodide's file system is fresh at every boot, so every import compiles
+# source, cold and warm. The build compiles them once, with the very Python
+# of the bundle (Pyodide 314.0.8 running in node), to unchecked-hash .pyc
+# files: third-party code and the stdlib become .pyc-only (as upstream
+# Pyodide ships its own packages); the project's own wheel keeps its sources
+# (tracebacks) with the .pyc in __pycache__. Inputs are verified before this
+# step; the lock records the sha256 of the compiled files. Results are cached
+# by input hash. Without node the build ships sources (slower boot) and warns.
+
+PYC_COMPILER = r"""
+import base64, hashlib, importlib._bootstrap_external as be, importlib.util, json, os, sys, zipfile
+
+TAG = sys.implementation.cache_tag
+
+
+def _pyc(source, filename):
+    code = compile(source, filename, "exec", dont_inherit=True, optimize=0)
+    return bytes(be._code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+
+
+def compile_archive(src, dst, location, keep_source):
+    failed, n = [], 0
+    with zipfile.ZipFile(src) as zin:
+        infos = zin.infolist()
+        record = next((i.filename for i in infos if i.filename.endswith(".dist-info/RECORD")), None)
+        out = []
+        for info in infos:
+            data = zin.read(info.filename)
+            name = info.filename
+            if name.endswith(".py") and not info.is_dir():
+                try:
+                    pyc = _pyc(data, location.rstrip("/") + "/" + name)
+                except (SyntaxError, ValueError) as exc:
+                    failed.append(name + ": " + str(exc))
+                    out.append((name, info, data))
+                    continue
+                n += 1
+                if keep_source:
+                    out.append((name, info, data))
+                    d, base = os.path.split(name)
+                    pyc_name = (d + "/" if d else "") + "__pycache__/" + base[:-3] + "." + TAG + ".pyc"
+                else:
+                    pyc_name = name + "c"
+                out.append((pyc_name, info, pyc))
+            elif name != record:
+                out.append((name, info, data))
+    rows = []
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for name, info, data in out:
+            zi = zipfile.ZipInfo(name, info.date_time)
+            zi.external_attr = info.external_attr or (0o644 << 16)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(zi, data)
+            if not name.endswith("/"):
+                h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                rows.append(name + ",sha256=" + h + "," + str(len(data)))
+        if record:
+            zi = zipfile.ZipInfo(record, (1980, 1, 1, 0, 0, 0))
+            zi.external_attr = 0o644 << 16
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(zi, "\n".join(rows) + "\n" + record + ",,\n")
+    return {"compiled": n, "failed": failed}
+
+
+def run(job_path):
+    with open(job_path) as fh:
+        job = json.load(fh)
+    report = {}
+    for item in job["items"]:
+        report[item["dst"]] = compile_archive(
+            "/host" + item["src"], "/host" + item["dst"], item["location"], item["keep_source"])
+    with open(job_path + ".out", "w") as fh:
+        json.dump(report, fh)
+"""
+
+PYC_DRIVER = r"""
+import { pathToFileURL } from "node:url";
+const [coreDir, job, compiler] = process.argv.slice(-3);
+const { loadPyodide } = await import(pathToFileURL(coreDir + "/pyodide.mjs").href);
+const py = await loadPyodide({ indexURL: coreDir + "/", lockFileURL: coreDir + "/pyodide-lock.json",
+                               stdout: () => {}, stderr: (s) => console.error(s) });
+py.mountNodeFS("/host", "/");
+const { readFileSync } = await import("node:fs");
+py.runPython(readFileSync(compiler, "utf8"));
+py.globals.get("run")("/host" + job);
+"""
+
+# Bumped when the compiler's output format changes (invalidates the cache).
+PYC_FORMAT = "1"
+
+
+def precompile_archives(items: list[tuple[Path, Path, str, bool]], core: Path, bundle: dict,
+                        cache: Path = CACHE) -> bool:
+    """Compile each (src, dst, location, keep_source) archive into dst.
+
+    Returns False (and copies the sources unchanged) when node is missing.
+    """
+    node = shutil.which("node")
+    if not node:
+        log("warning: node not found, shipping Python sources without bytecode (slower boot)")
+        for src, dst, _, _ in items:
+            shutil.copy2(src, dst)
+        return False
+    salt = hashlib.sha256((bundle["pyodide_integrity"] + PYC_FORMAT + PYC_COMPILER).encode()).hexdigest()[:16]
+    pyc_cache = cache / "pyc"
+    todo = []
+    for src, dst, location, keep in items:
+        key = hashlib.sha256(f"{salt}|{_sha256(src)}|{location}|{keep}".encode()).hexdigest()[:24]
+        cached = pyc_cache / key / src.name
+        if cached.exists():
+            shutil.copy2(cached, dst)
+        else:
+            todo.append((src, dst, location, keep, cached))
+    if not todo:
+        return True
+    log(f"compiling bytecode for {len(todo)} archive(s) with Pyodide under node")
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        tmpd = Path(tmp).resolve()
+        outs = []
+        for i, (src, dst, location, keep, cached) in enumerate(todo):
+            out = tmpd / f"{i}-{src.name}"
+            outs.append((out, dst, cached))
+        job = tmpd / "job.json"
+        job.write_text(json.dumps({"items": [
+            {"src": str(src.resolve()), "dst": str(out), "location": location, "keep_source": keep}
+            for (src, _, location, keep, _), (out, _, _) in zip(todo, outs)]}))
+        compiler = tmpd / "compile.py"
+        compiler.write_text(PYC_COMPILER)
+        driver = tmpd / "driver.mjs"
+        driver.write_text(PYC_DRIVER)
+        proc = subprocess.run([node, str(driver), str(core.resolve()), str(job), str(compiler)],
+                              capture_output=True, text=True)
+        report_path = Path(str(job) + ".out")
+        if proc.returncode != 0 or not report_path.exists():
+            raise BuildError(f"bytecode compilation failed ({proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+        report = json.loads(report_path.read_text())
+        for out, dst, cached in outs:
+            failed = report.get(str(out), {}).get("failed", [])
+            if failed:
+                log(f"note: {dst.name}: {len(failed)} file(s) left as source ({failed[0][:120]})")
+            os.chmod(out, 0o644)
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out, cached)
+            shutil.copy2(out, dst)
+    return True
+
+
+# ---------------------------------------------------------------------------
 # build
 # ---------------------------------------------------------------------------
 
@@ -353,7 +506,7 @@ def _inputs(web: Path, app_src: Path, package: str) -> list[Path]:
 
 
 def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
-             server_url: str | None = None) -> bool:
+             server_url: str | None = None, bench: bool = False) -> bool:
     """True when dist/ is missing, or an input (web/, the app package,
     pyproject.toml, build.py) is newer than it, or a different server URL is
     asked for."""
@@ -366,6 +519,8 @@ def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
         return True
     if server_url is not None and info.get("agentServerUrl") != server_url:
         return True
+    if bench and not info.get("bench"):
+        return True
     if info.get("app_src") != str(app_src.resolve()) or info.get("web") != str(web.resolve()):
         return True
     built = stamp.stat().st_mtime
@@ -377,10 +532,35 @@ def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
 
 
 def ensure_built(dist: Path = DIST, **kwargs) -> Path:
-    """Build dist/ if it is stale; return its path."""
+    """Build dist/ if it is stale; return its path.
+
+    Takes build()'s keyword arguments; a rebuild keeps the agent server URL
+    and the bench files of the previous build unless told otherwise.
+    """
+    with _build_lock(kwargs.get("cache", CACHE)):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            previous = json.loads((dist / STAMP).read_text())
+            kwargs.setdefault("server_url", previous["agentServerUrl"])
+            kwargs.setdefault("bench", bool(previous.get("bench")))
+        return _ensure_built_locked(dist, **kwargs)
+
+
+@contextlib.contextmanager
+def _build_lock(cache: Path = CACHE):
+    """Serialize builds of this checkout (tests and developers build concurrently)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "build.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _ensure_built_locked(dist: Path, **kwargs) -> Path:
     if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
-                server_url=kwargs.get("server_url")):
-        return build(dist, **kwargs)
+                server_url=kwargs.get("server_url"), bench=kwargs.get("bench", False)):
+        return _build(dist, **kwargs)
     return dist
 
 
@@ -414,12 +594,21 @@ def _is_loopback(origin: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1")
 
 
-def build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
-          app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False) -> Path:
+def build(dist: Path = DIST, **kwargs) -> Path:
+    """Build the static site into ``dist``; return its path. See _build."""
+    with _build_lock(kwargs.get("cache", CACHE)):
+        return _build(dist, **kwargs)
+
+
+def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
+          app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
+          bench: bool = False) -> Path:
     """Build the static site into ``dist``; return its path.
 
     Raises BuildError on a hash mismatch, a missing input or a reference to a
-    foreign origin in the output.
+    foreign origin in the output. ``bench=True`` also writes the bare-Pyodide
+    baseline's own copies of the stdlib and wheels as shipped (no bytecode)
+    into dist/bench/ (excluded from the service worker's precache).
     """
     t0 = time.monotonic()
     _origin(server_url)
@@ -433,29 +622,64 @@ def build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path 
     if not str(info.get("python", "")).startswith(bundle["python"]):
         raise BuildError(f"core python {info.get('python')} is not {bundle['python']}")
     wheels = [(w, fetch_wheel(w, bundle, cache)) for w in bundle["wheels"]]
+    cache.mkdir(parents=True, exist_ok=True)
 
-    staging = dist.with_name(dist.name + ".tmp")
-    shutil.rmtree(staging, ignore_errors=True)
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=dist.parent, prefix=f".{dist.name}-staging-"))
+    os.chmod(staging, 0o755)
     (staging / "pyodide").mkdir(parents=True)
     (staging / "wheels").mkdir()
 
+    precompile = bundle.get("precompile", True)
+    site = f"/lib/python{info['python'].rsplit('.', 1)[0]}/site-packages"
+    stdlib_zip = f"/lib/python{info['python'].rsplit('.', 1)[0].replace('.', '')}.zip"
+    jobs: list[tuple[Path, Path, str, bool]] = []
     for name in bundle["pyodide_files"]:
-        shutil.copy2(core / name, staging / "pyodide" / name)
+        if precompile and name == "python_stdlib.zip":
+            jobs.append((core / name, staging / "pyodide" / name, stdlib_zip, False))
+        else:
+            shutil.copy2(core / name, staging / "pyodide" / name)
+
+    app_tmp = Path(tempfile.mkdtemp(dir=cache))
+    try:
+        app_whl = build_app_wheel(app, app_src, app_tmp)
+        archives = [(spec, path) for spec, path in wheels] + [(app, app_whl)]
+        for spec, path in archives:
+            dst = staging / "wheels" / path.name
+            if precompile:
+                jobs.append((path, dst, site, spec["name"] in bundle.get("keep_source", [app["name"]])))
+            else:
+                shutil.copy2(path, dst)
+        if jobs:
+            precompile_archives(jobs, core, bundle, cache)
+    except BaseException:
+        shutil.rmtree(app_tmp, ignore_errors=True)
+        raise
 
     packages: dict[str, dict] = {}
-    for spec, path in wheels:
-        shutil.copy2(path, staging / "wheels" / spec["file"])
+    for spec, path in archives:
+        dst = staging / "wheels" / path.name
         packages[_canonical(spec["name"])] = _lock_entry(
-            spec["name"], spec["version"], spec["file"], spec["sha256"], spec["imports"], spec["depends"])
-    app_whl = build_app_wheel(app, app_src, staging / "wheels")
-    packages[_canonical(app["name"])] = _lock_entry(
-        app["name"], app["version"], app_whl.name, _sha256(app_whl), app["imports"], app["depends"])
+            spec["name"], spec["version"], path.name, _sha256(dst), spec["imports"], spec["depends"])
     for key, entry in packages.items():
         for dep in entry["depends"]:
             if dep not in packages:
                 raise BuildError(f"{key} depends on {dep}, which is not in the bundle")
     lock = {"info": info, "packages": packages}
     (staging / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+
+    if bench:
+        # The baseline: the core's stdlib and the wheels exactly as downloaded.
+        bdir = staging / "bench"
+        (bdir / "wheels").mkdir(parents=True)
+        shutil.copy2(core / "python_stdlib.zip", bdir / "python_stdlib.zip")
+        bare_packages = {}
+        for spec, path in archives:
+            shutil.copy2(path, bdir / "wheels" / path.name)
+            bare_packages[_canonical(spec["name"])] = dict(
+                packages[_canonical(spec["name"])], sha256=_sha256(path))
+        (bdir / "pyodide-lock.json").write_text(
+            json.dumps({"info": info, "packages": bare_packages}, indent=1, sort_keys=True) + "\n")
 
     # web/ files; index.html gets its CSP and preload hints.
     if not (web / "index.html").exists():
@@ -524,6 +748,7 @@ def build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path 
             raise BuildError("web/sw.js lacks the /*__PRECACHE__*/.../*__END__*/ marker")
         sw.write_text(new)
 
+    shutil.rmtree(app_tmp, ignore_errors=True)
     problems = scan_dist(staging, server_url)
     if problems:
         shutil.rmtree(staging, ignore_errors=True)
@@ -536,11 +761,12 @@ def build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path 
         "app_src": str(app_src.resolve()),
         "web": str(web.resolve()),
         "inputs": inputs,
+        "bench": bench,
     }))
-    old = dist.with_name(dist.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
+    # Swap in the new tree; a server serving the old one keeps working until then.
+    old = Path(tempfile.mkdtemp(dir=dist.parent, prefix=f".{dist.name}-old-"))
     if dist.exists():
-        os.replace(dist, old)
+        os.replace(dist, old / dist.name)
     os.replace(staging, dist)
     shutil.rmtree(old, ignore_errors=True)
     if not quiet:
@@ -966,7 +1192,7 @@ def run_bench(runs: int = 5, dist: Path = DIST, timeout: float = 180.0, with_ser
     """
     from playwright.sync_api import sync_playwright
 
-    ensure_built(dist)
+    ensure_built(dist, bench=True)
     if with_server is None:
         with_server = (ROOT / "langgraph.json").exists()
     agent = start_agent_server() if with_server else None
