@@ -9,6 +9,8 @@ from typing import Any, Callable, Optional
 import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
+from .headless.local_draft import StorageError
+
 _kept_proxies: list[Any] = []  # event-listener proxies live as long as the page
 
 
@@ -21,6 +23,138 @@ class LocalStorageStore:
 
     def set(self, key: str, value: str) -> None:
         js.localStorage.setItem(key, value)
+
+    def remove(self, key: str) -> None:
+        js.localStorage.removeItem(key)
+
+
+DB_NAME = "sitewalk"
+DB_VERSION = 1
+DRAFTS = "drafts"  # object store: key -> JSON text of a draft
+
+
+class IndexedDbStore:
+    """One IndexedDB object store as an AsyncKeyValueStore of strings.
+
+    A transaction auto-commits across a Python `await`, so each call is one request in its own
+    transaction, awaited to completion. Failures raise `StorageError` (an OSError).
+    """
+
+    def __init__(self, store_name: str = DRAFTS, db_name: str = DB_NAME):
+        self.store_name = store_name
+        self.db_name = db_name
+        self._db: Any = None
+
+    async def _open(self) -> Any:
+        if self._db is None:
+            if _or_none(getattr(js, "indexedDB", None)) is None:
+                raise StorageError("IndexedDB is not available in this browser")
+            request = js.indexedDB.open(self.db_name, DB_VERSION)
+
+            def upgrade(_event: Any) -> None:
+                db = request.result
+                if not db.objectStoreNames.contains(self.store_name):
+                    db.createObjectStore(self.store_name)
+
+            self._db = await _request_done(request, onupgradeneeded=upgrade)
+        return self._db
+
+    async def get(self, key: str) -> Optional[str]:
+        db = await self._open()
+        try:
+            request = db.transaction(self.store_name, "readonly").objectStore(self.store_name).get(key)
+        except Exception as exc:  # e.g. InvalidStateError when the connection closed
+            raise StorageError(str(exc)) from None
+        value = _or_none(await _request_done(request))
+        if value is None or isinstance(value, str):
+            return value
+        return str(js.JSON.stringify(value))  # not written by us: let the parser judge it
+
+    async def set(self, key: str, value: str) -> None:
+        db = await self._open()
+        try:
+            transaction = db.transaction(self.store_name, "readwrite")
+            transaction.objectStore(self.store_name).put(value, key)
+        except Exception as exc:
+            raise StorageError(str(exc)) from None
+        await _transaction_done(transaction)
+
+
+def _dom_error(target: Any) -> str:
+    error = _or_none(getattr(target, "error", None))
+    if error is None:
+        return "the request failed"
+    return f"{getattr(error, 'name', 'Error')}: {getattr(error, 'message', '')}"
+
+
+def _settle_with(target: Any, events: dict[str, Callable[[Any], Any]]) -> None:
+    """Attach one-shot handlers (on<event> properties); every proxy is destroyed when one fires."""
+    proxies: list[Any] = []
+
+    def wrap(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def call(event: Any) -> None:
+            try:
+                handler(event)
+            finally:  # detach now; destroy once the proxy's own call has returned
+                for other in events:
+                    setattr(target, other, None)
+                asyncio.get_event_loop().call_soon(_destroy_all, list(proxies))
+                proxies.clear()
+
+        return call
+
+    for name, handler in events.items():
+        proxy = create_proxy(wrap(handler))
+        proxies.append(proxy)
+        setattr(target, name, proxy)
+
+
+def _destroy_all(proxies: list[Any]) -> None:
+    for proxy in proxies:
+        proxy.destroy()
+
+
+def _request_done(request: Any, onupgradeneeded: Optional[Callable[[Any], None]] = None) -> "asyncio.Future[Any]":
+    """A future for an IDBRequest: its result, or StorageError. Never a rejected JS promise."""
+    future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
+
+    def success(_event: Any) -> None:
+        if not future.done():
+            future.set_result(request.result)
+
+    def failure(event: Any) -> None:
+        if hasattr(event, "preventDefault"):
+            event.preventDefault()
+        if not future.done():
+            future.set_exception(StorageError(_dom_error(request)))
+
+    def blocked(_event: Any) -> None:
+        if not future.done():
+            future.set_exception(StorageError("the database upgrade is blocked by another tab"))
+
+    events: dict[str, Callable[[Any], Any]] = {"onsuccess": success, "onerror": failure}
+    if onupgradeneeded is not None:
+        events["onblocked"] = blocked
+        upgrade = create_proxy(onupgradeneeded)
+        _kept_proxies.append(upgrade)  # fires before success; tiny, kept with the page
+        request.onupgradeneeded = upgrade
+    _settle_with(request, events)
+    return future
+
+
+def _transaction_done(transaction: Any) -> "asyncio.Future[None]":
+    future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
+
+    def complete(_event: Any) -> None:
+        if not future.done():
+            future.set_result(None)
+
+    def failure(_event: Any) -> None:
+        if not future.done():
+            future.set_exception(StorageError(_dom_error(transaction)))
+
+    _settle_with(transaction, {"oncomplete": complete, "onerror": failure, "onabort": failure})
+    return future
 
 
 def _or_none(value: Any) -> Any:

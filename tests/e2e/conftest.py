@@ -69,6 +69,26 @@ class AppPage:
     def seed_draft(self, inspection_id: str, draft: dict) -> None:
         self.seed(f"sitewalk:draft:{inspection_id}", json.dumps(draft))
 
+    def seed_idb(self, key: str, value) -> None:
+        """Put a record into the app's IndexedDB drafts store (the app's schema: db sitewalk v1, store drafts)."""
+        self.page.evaluate(_idb_js("idb('readwrite', (s) => s.put(arg[1], arg[0]))"), [key, value])
+
+    def idb_get(self, key: str):
+        return self.page.evaluate(_idb_js("idb('readonly', (s) => s.get(arg))"), key)
+
+    def local_storage(self, key: str):
+        return self.page.evaluate("(k) => localStorage.getItem(k)", key)
+
+    def save_draft_in_form(self, inspection_id: str, draft: dict) -> None:
+        self.page.fill("#sw-inspection-id", inspection_id)
+        self.page.click(".sw-draft summary")
+        self.page.fill("#sw-draft-site", draft.get("site", ""))
+        self.page.fill("#sw-draft-inspector", draft.get("inspector", ""))
+        self.page.fill("#sw-draft-findings", "\n".join(draft.get("findings", [])))
+        self.page.select_option("#sw-draft-risk", draft.get("risk", "low"))
+        self.page.click("#sw-save-draft")
+        self.page.wait_for_selector(f"#sw-status:has-text('Draft for {inspection_id} saved on this device')")
+
     def start(self, inspection_id: str, note: str = "") -> None:
         self.page.fill("#sw-inspection-id", inspection_id)
         self.page.fill("#sw-note", note)
@@ -77,6 +97,25 @@ class AppPage:
 
     def tool_call(self, tool: str):
         return self.page.locator(f"#sw-tool-calls li[data-tool='{tool}']")
+
+
+def _idb_js(body: str) -> str:
+    """A page function `(arg) => body` where `idb(mode, fn)` runs one request in its own transaction."""
+    return """(arg) => {
+  const idb = (mode, fn) => new Promise((resolve, reject) => {
+    const open = indexedDB.open('sitewalk', 1);
+    open.onupgradeneeded = () => {
+      if (!open.result.objectStoreNames.contains('drafts')) open.result.createObjectStore('drafts');
+    };
+    open.onerror = () => reject(new Error(String(open.error)));
+    open.onsuccess = () => {
+      const db = open.result, tx = db.transaction('drafts', mode), req = fn(tx.objectStore('drafts'));
+      tx.oncomplete = () => { db.close(); resolve(req.result === undefined ? null : req.result); };
+      tx.onerror = () => { db.close(); reject(new Error(String(tx.error))); };
+    };
+  });
+  return %s;
+}""" % body
 
 
 def _check_clean(app_page: AppPage) -> None:

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from sitewalk.contracts.tools import ReadLocalDraftResult
-from sitewalk.headless import HeadlessToolRegistry, ToolFailed, draft_key, headless_tool_call, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, MemoryStore, ToolFailed, draft_key, headless_tool_call, read_local_draft
 
 
 def run(coro):
@@ -20,8 +20,8 @@ DRAFT = {"site": "Pier 4", "inspector": "Ana", "findings": ["rust on rail"], "ri
 
 @pytest.fixture
 def registry():
-    store = {draft_key("inspection-42"): json.dumps(DRAFT), draft_key("broken"): "{not json",
-             draft_key("wrong-shape"): json.dumps({"site": 5})}
+    store = MemoryStore({draft_key("inspection-42"): json.dumps(DRAFT), draft_key("broken"): "{not json",
+                         draft_key("wrong-shape"): json.dumps({"site": 5})})
     reg = HeadlessToolRegistry()
     reg.register("read_local_draft", read_local_draft(store))
     return reg
@@ -112,3 +112,15 @@ def test_only_official_headless_shapes_are_tool_calls():
 def test_registering_a_tool_without_contract_is_refused():
     with pytest.raises(KeyError):
         HeadlessToolRegistry().register("launch_drone", lambda a: None)
+
+
+def test_a_tool_can_have_its_own_timeout():
+    reg = HeadlessToolRegistry(timeout_s=10)
+
+    async def slow(args):
+        await asyncio.sleep(10)
+
+    reg.register("read_local_draft", slow, timeout_s=0.05)
+    assert reg.timeout_for("read_local_draft") == 0.05 and reg.timeout_for("attach_photo") == 10
+    envelope = run(reg.run({"id": "c", "name": "read_local_draft", "args": {"inspection_id": "a"}}))
+    assert envelope["error"]["code"] == "timeout" and "0.05 s" in envelope["error"]["message"]

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.session import InspectionSession
 
 
@@ -43,7 +43,7 @@ class RecordingView:
 def run_session(agent_server, store, inspection_id, note=""):
     async def go():
         registry = HeadlessToolRegistry()
-        registry.register("read_local_draft", read_local_draft(store))
+        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
         view = RecordingView()
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, view)

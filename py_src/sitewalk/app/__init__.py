@@ -5,13 +5,13 @@ Entry point `main(config)` is called by web/boot.js once the packages are loaded
 
 from __future__ import annotations
 
-import json
+import uuid
 from typing import Any
 
 from .. import bridge
 from ..agentserver.client import AgentServerClient
 from ..agentserver.errors import AgentServerError
-from ..headless import HeadlessToolRegistry, draft_key, read_local_draft
+from ..headless import HeadlessToolRegistry, read_local_draft, save_local_draft
 from ..session import InspectionSession
 from ..ui.render import render_template
 from .view import DomView
@@ -26,9 +26,10 @@ async def main(config: Any) -> None:
     client = AgentServerClient(server_url)
     await _wait_for_server(client, server_url)
 
-    store = bridge.LocalStorageStore()
+    drafts = bridge.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
     registry = HeadlessToolRegistry()
-    registry.register("read_local_draft", read_local_draft(store))
+    registry.register("read_local_draft", read_local_draft(drafts, legacy=bridge.LocalStorageStore()))
+    registry.register("save_local_draft", save_local_draft(drafts))
 
     bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     bridge.shell().showApp()
@@ -48,7 +49,7 @@ async def main(config: Any) -> None:
         finally:
             bridge.element("sw-start").disabled = False
 
-    def save_draft(_event: Any) -> None:
+    async def save_draft(_event: Any) -> None:
         inspection_id = bridge.element("sw-inspection-id").value.strip()
         if not inspection_id:
             bridge.show_status("Enter an inspection id first.", error=True)
@@ -61,8 +62,14 @@ async def main(config: Any) -> None:
             "findings": findings,
             "risk": bridge.element("sw-draft-risk").value,
         }
-        store.set(draft_key(inspection_id), json.dumps(draft))
-        bridge.show_status(f"Draft for {inspection_id} saved on this device.")
+        # The same implementation, checks and envelope as when the agent calls save_local_draft.
+        envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
+                                       "args": draft})
+        if envelope["ok"]:
+            bridge.show_status(f"Draft for {inspection_id} saved on this device.")
+        else:
+            error = envelope["error"]
+            bridge.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
 
     bridge.on("sw-start", "click", start)
     bridge.on("sw-save-draft", "click", save_draft)

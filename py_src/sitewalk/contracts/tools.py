@@ -66,6 +66,94 @@ READ_LOCAL_DRAFT = ToolContract(
     result=ReadLocalDraftResult,
 )
 
+class SaveLocalDraftArgs(BaseModel):
+    """The draft to keep on the device (it replaces any earlier draft of the same inspection)."""
+
+    model_config = ConfigDict(extra="forbid")
+    inspection_id: str = INSPECTION_ID
+    site: str = Field(max_length=200, description="Site name or address.")
+    inspector: str = Field(default="", max_length=120)
+    findings: list[str] = Field(default_factory=list, max_length=50, description="Findings, one line each.")
+    risk: str = Field(default="low", pattern="^(low|medium|high|critical)$")
+
+
+class SaveLocalDraftResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    inspection_id: str = INSPECTION_ID
+    updated_at: str = Field(max_length=40, description="ISO 8601 time the draft was saved.")
+    findings: int = Field(ge=0, le=50, description="How many findings were saved.")
+
+
+SAVE_LOCAL_DRAFT = ToolContract(
+    name="save_local_draft",
+    description=(
+        "Save the inspector's draft for an inspection on the device (IndexedDB), replacing any earlier "
+        "draft of that inspection. Runs in the inspector's browser. Fails with unavailable when the "
+        "device cannot store it."
+    ),
+    args=SaveLocalDraftArgs,
+    result=SaveLocalDraftResult,
+)
+
+
+class GetCurrentLocationArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    purpose: str = Field(
+        min_length=3, max_length=200,
+        description="What the position is for, in one sentence the inspector sees before deciding.",
+    )
+    timeout_ms: int = Field(default=10_000, ge=1, le=60_000, description="How long to wait for a position fix.")
+    high_accuracy: bool = Field(default=False, description="Ask for GPS-grade accuracy (slower, more battery).")
+
+
+class GetCurrentLocationResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    latitude: float = Field(ge=-90, le=90, description="WGS 84 degrees.")
+    longitude: float = Field(ge=-180, le=180, description="WGS 84 degrees.")
+    accuracy_m: float = Field(ge=0, description="Radius of 95 % confidence, in metres.")
+    timestamp: str = Field(max_length=40, description="ISO 8601 time of the fix (UTC).")
+
+
+GET_CURRENT_LOCATION = ToolContract(
+    name="get_current_location",
+    description=(
+        "Get the device's current position (latitude, longitude, accuracy in metres, time of the fix). "
+        "Runs in the inspector's browser; the inspector is first shown the purpose and may decline. "
+        "Fails with permission_denied (declined or blocked), timeout (no fix in time) or unavailable "
+        "(no position source)."
+    ),
+    args=GetCurrentLocationArgs,
+    result=GetCurrentLocationResult,
+)
+
+
+class AttachPhotoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    purpose: str = Field(min_length=3, max_length=200, description="What the photo is for, shown to the inspector.")
+
+
+class AttachPhotoResult(BaseModel):
+    """Metadata of the photo the inspector picked. The file itself never leaves the device."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=255, description="File name as picked.")
+    size: int = Field(ge=0, description="Size in bytes.")
+    type: str = Field(max_length=100, description="MIME type, e.g. image/jpeg ('' when unknown).")
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="SHA-256 of the file's bytes, lowercase hex.")
+
+
+ATTACH_PHOTO = ToolContract(
+    name="attach_photo",
+    description=(
+        "Ask the inspector to pick a photo on the device and return its metadata only: name, size, MIME "
+        "type and SHA-256 (never the image). Runs in the inspector's browser. Fails with "
+        "permission_denied when the inspector cancels, invalid_args when the file is not an image."
+    ),
+    args=AttachPhotoArgs,
+    result=AttachPhotoResult,
+)
+
+
 class MeasureNoiseLevelArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     duration_s: int = Field(default=3, ge=1, le=30, description="How long to listen, in seconds.")
@@ -85,4 +173,6 @@ MEASURE_NOISE_LEVEL = ToolContract(
     result=MeasureNoiseLevelResult,
 )
 
-TOOL_CONTRACTS: dict[str, ToolContract] = {c.name: c for c in (READ_LOCAL_DRAFT, MEASURE_NOISE_LEVEL)}
+TOOL_CONTRACTS: dict[str, ToolContract] = {
+    c.name: c for c in (READ_LOCAL_DRAFT, SAVE_LOCAL_DRAFT, GET_CURRENT_LOCATION, ATTACH_PHOTO, MEASURE_NOISE_LEVEL)
+}

@@ -1,45 +1,128 @@
-"""`read_local_draft`: the inspector's draft, read from a key-value store on the device."""
+"""`read_local_draft` / `save_local_draft`: the inspector's draft, kept in an async key-value store.
+
+In the browser the store is IndexedDB (`bridge.IndexedDbStore`); in tests `MemoryStore`. A draft
+is stored as the JSON text of a `ReadLocalDraftResult`. Drafts written by older versions of the
+app into localStorage are moved over once, on first read, as they are (so a corrupt one still
+reads as corrupt, naming its key).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Optional, Protocol
+from datetime import datetime, timezone
+from typing import Any, Callable, Optional, Protocol
 
 from pydantic import ValidationError
 
 from ..contracts.envelope import ErrorCode
-from ..contracts.tools import ReadLocalDraftArgs, ReadLocalDraftResult
+from ..contracts.tools import ReadLocalDraftArgs, ReadLocalDraftResult, SaveLocalDraftArgs, SaveLocalDraftResult
 from .registry import ToolFailed
+
+__all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
+           "save_local_draft"]
+
+
+class StorageError(OSError):
+    """The device's store refused a request (quota, private mode, a blocked upgrade...)."""
+
+
+class AsyncKeyValueStore(Protocol):
+    async def get(self, key: str) -> Optional[str]: ...
+    async def set(self, key: str, value: str) -> None: ...
 
 
 class KeyValueStore(Protocol):
+    """A synchronous store (localStorage): only read for the one-time migration of old drafts."""
+
     def get(self, key: str) -> Optional[str]: ...
+    def remove(self, key: str) -> None: ...
+
+
+class MemoryStore:
+    """An `AsyncKeyValueStore` over a dict (tests, and a fallback when IndexedDB is missing)."""
+
+    def __init__(self, data: Optional[dict[str, str]] = None):
+        self.data: dict[str, str] = dict(data or {})
+
+    async def get(self, key: str) -> Optional[str]:
+        return self.data.get(key)
+
+    async def set(self, key: str, value: str) -> None:
+        self.data[key] = value
+
+
+class DictLegacyStore:
+    """A `KeyValueStore` over a dict (tests)."""
+
+    def __init__(self, data: Optional[dict[str, str]] = None):
+        self.data: dict[str, str] = dict(data or {})
+
+    def get(self, key: str) -> Optional[str]:
+        return self.data.get(key)
+
+    def remove(self, key: str) -> None:
+        self.data.pop(key, None)
 
 
 def draft_key(inspection_id: str) -> str:
     return f"sitewalk:draft:{inspection_id}"
 
 
-def read_local_draft(store: KeyValueStore):
-    """Build the implementation bound to a store (localStorage in the browser, a dict in tests)."""
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+async def _load(store: AsyncKeyValueStore, key: str, legacy: Optional[KeyValueStore]) -> Optional[str]:
+    try:
+        text = await store.get(key)
+        if text is None and legacy is not None:
+            text = legacy.get(key)
+            if text is not None:  # one-time migration: copy as is, then forget the old copy
+                await store.set(key, text)
+                legacy.remove(key)
+    except StorageError as exc:
+        raise ToolFailed(ErrorCode.unavailable, f"the device store is unavailable: {exc}", key=key) from None
+    return text
+
+
+def read_local_draft(store: AsyncKeyValueStore, legacy: Optional[KeyValueStore] = None):
+    """Build the implementation bound to a store (IndexedDB in the browser, `MemoryStore` in tests)."""
 
     async def implementation(args: ReadLocalDraftArgs) -> ReadLocalDraftResult:
         key = draft_key(args.inspection_id)
-        text = store.get(key)
+        text = await _load(store, key, legacy)
         if text is None:
             raise ToolFailed(ErrorCode.not_found, f"no draft for {args.inspection_id} on this device", key=key)
         try:
-            data = json.loads(text)
+            data: Any = json.loads(text)
         except (TypeError, ValueError) as exc:
-            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft is not valid JSON: {exc}", key=key) from None
+            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} is not valid JSON: {exc}",
+                             key=key) from None
         if isinstance(data, dict):
             data.setdefault("inspection_id", args.inspection_id)
             if data["inspection_id"] != args.inspection_id:
-                raise ToolFailed(ErrorCode.corrupt_data, "the stored draft belongs to another inspection", key=key)
+                raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} belongs to another inspection",
+                                 key=key)
         try:
             return ReadLocalDraftResult.model_validate(data)
         except ValidationError as exc:
-            raise ToolFailed(ErrorCode.corrupt_data, "the stored draft does not match the draft model", key=key,
-                             errors=exc.error_count()) from None
+            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} does not match the draft model",
+                             key=key, errors=exc.error_count()) from None
+
+    return implementation
+
+
+def save_local_draft(store: AsyncKeyValueStore, clock: Callable[[], str] = _utc_now):
+    """Build the implementation that writes a draft (replacing the inspection's earlier one)."""
+
+    async def implementation(args: SaveLocalDraftArgs) -> SaveLocalDraftResult:
+        key = draft_key(args.inspection_id)
+        record = ReadLocalDraftResult(**args.model_dump(), updated_at=clock())
+        try:
+            await store.set(key, record.model_dump_json())
+        except StorageError as exc:
+            raise ToolFailed(ErrorCode.unavailable, f"the draft could not be saved: {exc}", key=key) from None
+        return SaveLocalDraftResult(inspection_id=args.inspection_id, updated_at=record.updated_at or "",
+                                    findings=len(record.findings))
 
     return implementation

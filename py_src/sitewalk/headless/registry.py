@@ -48,12 +48,22 @@ class HeadlessToolRegistry:
     def __init__(self, contracts: dict[str, ToolContract] = TOOL_CONTRACTS, timeout_s: float = DEFAULT_TIMEOUT_S):
         self._contracts = contracts
         self._impls: dict[str, ToolImplementation] = {}
+        self._timeouts: dict[str, float] = {}
         self.timeout_s = timeout_s
 
-    def register(self, name: str, implementation: ToolImplementation) -> None:
+    def register(self, name: str, implementation: ToolImplementation, timeout_s: Optional[float] = None) -> None:
+        """Register an implementation; `timeout_s` overrides the registry's default for this tool
+        (e.g. a tool that waits for the inspector's answer needs longer)."""
         if name not in self._contracts:
             raise KeyError(f"no contract for tool {name!r}")
         self._impls[name] = implementation
+        if timeout_s is not None:
+            self._timeouts[name] = timeout_s
+        else:
+            self._timeouts.pop(name, None)
+
+    def timeout_for(self, name: str) -> float:
+        return self._timeouts.get(name, self.timeout_s)
 
     @property
     def names(self) -> list[str]:
@@ -77,12 +87,13 @@ class HeadlessToolRegistry:
         except ValidationError as exc:
             return error_result(name, call_id, ErrorCode.invalid_args, "arguments do not match the contract",
                                 issues=_issues(exc))
+        timeout_s = self.timeout_for(name)
         try:
-            raw = await asyncio.wait_for(impl(args), self.timeout_s)
+            raw = await asyncio.wait_for(impl(args), timeout_s)
         except ToolFailed as exc:
             return error_result(name, call_id, exc.code, exc.message, **exc.detail)
         except asyncio.TimeoutError:
-            return error_result(name, call_id, ErrorCode.timeout, f"{name} did not finish in {self.timeout_s:g} s")
+            return error_result(name, call_id, ErrorCode.timeout, f"{name} did not finish in {timeout_s:g} s")
         except Exception as exc:  # an implementation bug still gets an answer to the agent
             return error_result(name, call_id, ErrorCode.internal, f"{type(exc).__name__}: {exc}"[:500])
         return _checked_result(contract, call_id, raw)
