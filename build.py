@@ -565,6 +565,19 @@ def _ensure_built_locked(dist: Path, **kwargs) -> Path:
 
 
 def _csp(server_url: str) -> str:
+    """The Content-Security-Policy written into index.html.
+
+    No inline script or style, no eval ('wasm-unsafe-eval' only, which
+    WebAssembly needs), everything else from the site itself. connect-src is
+    the one place that must reach beyond the site, because the agent server
+    is configuration (config.json, or ?server= at run time) and usually
+    another origin: it allows the site, loopback on any port (local
+    development: `serve` picks free ports), any https origin (a deployed
+    agent server; an https page could not reach plain http anyway), and the
+    configured server's origin when it is plain http on another host (a LAN
+    deployment built with --server). It does not allow arbitrary plain-http
+    hosts, and nothing but fetch/XHR/EventSource is widened.
+    """
     connect = ["'self'", "http://127.0.0.1:*", "http://localhost:*", "https:"]
     origin = _origin(server_url)
     if origin and not origin.startswith("https:") and not _is_loopback(origin):
