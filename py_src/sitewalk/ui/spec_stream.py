@@ -1,0 +1,95 @@
+"""Which elements of a streaming `render_ui` spec have arrived, fragment by fragment.
+
+Wraps the incremental parser: an element is *complete* once its `type` string and its `props`
+object are both closed (or the element object closed without props), and *settled* once its
+`children` list is final. The progressive filter renders only complete elements and switches
+to a new screen once the root and its children are there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .partial_json import PartialJsonParser
+
+__all__ = ["SpecProgress", "SpecStream"]
+
+
+@dataclass
+class SpecProgress:
+    """What one fragment changed."""
+
+    completed: list[str] = field(default_factory=list)  # elements that became complete
+    settled: list[str] = field(default_factory=list)  # elements whose children list closed
+    root_changed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.completed or self.settled or self.root_changed)
+
+
+class SpecStream:
+    """Feed the argument text of one render_ui call; read `spec`, `complete`, `settled`."""
+
+    def __init__(self) -> None:
+        self.parser = PartialJsonParser()
+        self.root: Optional[str] = None
+        self.complete: dict[str, None] = {}  # insertion-ordered set
+        self.settled: set[str] = set()
+        self._typed: set[str] = set()
+        self._props: set[str] = set()
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The partially built spec (complete and incomplete elements alike)."""
+        value = self.parser.value
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def chars_scanned(self) -> int:
+        return self.parser.chars_scanned
+
+    def feed(self, fragment: str) -> SpecProgress:
+        """Parse one fragment; raises `PartialJsonError` (a ValueError) when it is not JSON."""
+        progress = SpecProgress()
+        for path, value in self.parser.feed(fragment):
+            self._on_value(path, value, progress)
+        return progress
+
+    def close(self) -> Any:
+        """The complete arguments; raises `PartialJsonError` if the stream ended early."""
+        return self.parser.close()
+
+    def _on_value(self, path: tuple, value: Any, progress: SpecProgress) -> None:
+        if path == ("root",):
+            if isinstance(value, str):
+                self.root = value
+                progress.root_changed = True
+            return
+        if len(path) < 2 or path[0] != "elements" or not isinstance(path[1], str):
+            return
+        key = path[1]
+        if len(path) == 2:  # the element closed: missing props default to {}, children are final
+            self._props.add(key)
+            self._settle(key, progress)
+        elif len(path) == 3:
+            if path[2] == "type" and isinstance(value, str):
+                self._typed.add(key)
+            elif path[2] == "props":
+                self._props.add(key)
+            elif path[2] == "children":
+                self._settle(key, progress)
+                return
+            else:
+                return
+        else:
+            return
+        if key in self._typed and key in self._props and key not in self.complete:
+            self.complete[key] = None
+            progress.completed.append(key)
+
+    def _settle(self, key: str, progress: SpecProgress) -> None:
+        if key not in self.settled:
+            self.settled.add(key)
+            progress.settled.append(key)
