@@ -1,0 +1,135 @@
+"""The progressive filter: what to show while a spec streams in, and after it ends.
+
+`renderable()` keeps only the complete elements reachable from the root (known type, props
+that validate), with children lists cut to what can render, no cycles and bounded depth, so
+the result always renders. `ProgressiveScreen` decides when a new spec takes over the screen:
+the last valid screen stays until the new root and the children it lists have arrived; a
+final spec that fails validation leaves the last good screen and the issues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, Callable, Optional
+
+from pydantic import ValidationError
+
+from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
+from .validate import MAX_DEPTH, Issue, validate_spec
+
+__all__ = ["ProgressiveScreen", "renderable", "root_ready"]
+
+
+def _element_ok(element: Any) -> bool:
+    if not isinstance(element, dict):
+        return False
+    model = CATALOG.get(element.get("type"))  # type: ignore[arg-type]
+    if model is None:
+        return False
+    try:
+        model.model_validate(element.get("props") or {})
+    except ValidationError:
+        return False
+    return True
+
+
+def renderable(partial: Any, complete: Collection[str]) -> Optional[dict[str, Any]]:
+    """The renderable part of a partial spec, or None while its root cannot render."""
+    if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
+        return None
+    root, elements = partial.get("root"), partial["elements"]
+    if not isinstance(root, str) or root not in complete or not _element_ok(elements.get(root)):
+        return None
+    out: dict[str, Any] = {}
+    ok: dict[str, bool] = {}
+
+    def usable(key: Any) -> bool:
+        if not isinstance(key, str) or key not in complete or key not in elements:
+            return False
+        if key not in ok:
+            ok[key] = _element_ok(elements[key])
+        return ok[key]
+
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        key, ancestors = stack.pop()
+        if key in out:
+            continue
+        element = elements[key]
+        kids = element.get("children")
+        children: list[str] = []
+        if element["type"] in ACCEPTS_CHILDREN and isinstance(kids, list) and len(ancestors) + 1 < MAX_DEPTH:
+            path = ancestors + (key,)
+            children = [c for c in kids if usable(c) and c not in path]
+            stack.extend((c, path) for c in reversed(children))
+        out[key] = {"type": element["type"], "props": dict(element.get("props") or {}), "children": children}
+    return {"root": root, "elements": out}
+
+
+def root_ready(partial: Any, complete: Collection[str], settled: Collection[str]) -> bool:
+    """The new root is complete, its children list is final, and every child it lists arrived."""
+    if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
+        return False
+    root = partial.get("root")
+    if not isinstance(root, str) or root not in complete or root not in settled:
+        return False
+    element = partial["elements"].get(root)
+    kids = element.get("children") if isinstance(element, dict) else None
+    return all(isinstance(c, str) and c in complete for c in (kids or []))
+
+
+class ProgressiveScreen:
+    """The screen of one view across specs: `shown` is what to render now.
+
+    begin() a new spec, update() with its partial state as it streams, finish() with the
+    final spec. `good` is the last spec that passed validation; `issues` those of the last
+    finished spec.
+    """
+
+    def __init__(self, validate: Callable[[Any], list[Issue]] = validate_spec) -> None:
+        self.validate = validate
+        self.shown: Optional[dict[str, Any]] = None
+        self.good: Optional[dict[str, Any]] = None
+        self.identity: Optional[dict[str, Any]] = None  # of the spec being shown or streamed
+        self.issues: list[Issue] = []
+        self.streaming = False
+        self._switched = False  # the streaming spec has taken over the screen
+
+    def begin(self, identity: Optional[dict[str, Any]] = None) -> None:
+        self.identity = identity
+        self.streaming = True
+        self._switched = False
+        self.issues = []
+
+    def update(self, partial: Any, complete: Collection[str], settled: Collection[str]) -> bool:
+        """A new partial state; True when `shown` changed."""
+        if not self.streaming:
+            self.begin(self.identity)
+        if not self._switched:
+            if not root_ready(partial, complete, settled):
+                return False  # the last valid screen stays
+        candidate = renderable(partial, complete)
+        if candidate is None or candidate == self.shown:
+            return False
+        self._switched = True
+        self.shown = candidate
+        return True
+
+    def finish(self, final: Any) -> list[Issue]:
+        """The spec is complete: validate it; invalid leaves the last good screen. Returns issues."""
+        self.streaming = False
+        self._switched = False
+        spec = {k: v for k, v in final.items() if k != "identity"} if isinstance(final, dict) else final
+        self.issues = self.validate(spec)
+        if self.issues:
+            self.shown = self.good
+        else:
+            self.shown = self.good = spec
+        return self.issues
+
+    def fail(self, issue: Issue) -> None:
+        """The stream itself broke (not JSON, a bad patch): keep the last good screen."""
+        self.streaming = False
+        self._switched = False
+        self.issues = [issue]
+        self.shown = self.good
