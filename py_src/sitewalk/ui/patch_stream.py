@@ -1,0 +1,123 @@
+"""JSON-patch line streams (RFC 6902, json-render's stream style): one patch op a line.
+
+    {"op":"add","path":"/root","value":"card"}
+    {"op":"add","path":"/elements/card","value":{"type":"InspectionCard","props":{...}}}
+
+Ops are applied with the maintained `jsonpatch` library, in place (each op costs what it
+touches, not the document). Lines are split incrementally; only the unfinished last line is
+kept. A bad line (not JSON, not an op, a path that does not resolve, a failed `test`) becomes
+an `invalid_patch` issue and is skipped: the document stays as it was before that line.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Optional
+
+import jsonpatch
+import jsonpointer
+
+from .validate import Issue
+
+__all__ = ["PatchStream", "empty_spec"]
+
+_MAX_LINE = 1_000_000
+_OPS = {"add", "remove", "replace", "move", "copy", "test"}
+
+
+def empty_spec() -> dict[str, Any]:
+    """The document a patch stream starts from (json-render's empty spec)."""
+    return {"root": "", "elements": {}}
+
+
+class PatchStream:
+    """Feed text; read `spec` (the document), `issues`, `complete()`."""
+
+    def __init__(self, spec: Optional[dict[str, Any]] = None) -> None:
+        self.spec: dict[str, Any] = spec if spec is not None else empty_spec()
+        self.issues: list[Issue] = []
+        self.applied = 0  # ops applied
+        self.line_no = 0
+        self._tail: list[str] = []
+        self._tail_len = 0
+
+    def feed(self, text: str) -> list[Issue]:
+        """Apply every complete line in `text`; return the issues of this fragment."""
+        issues: list[Issue] = []
+        start = 0
+        while True:
+            newline = text.find("\n", start)
+            if newline < 0:
+                break
+            piece = text[start:newline]
+            line = "".join(self._tail) + piece if self._tail else piece
+            self._tail, self._tail_len = [], 0
+            self._line(line, issues)
+            start = newline + 1
+        if start < len(text):
+            self._tail.append(text[start:])
+            self._tail_len += len(text) - start
+            if self._tail_len > _MAX_LINE:
+                self._tail, self._tail_len = [], 0
+                issues.append(self._issue(None, "a patch line is over 1 MB", "Send one op a line."))
+        self.issues.extend(issues)
+        return issues
+
+    def close(self) -> list[Issue]:
+        """End of stream: apply a last line without a newline; return its issues."""
+        issues: list[Issue] = []
+        if self._tail:
+            line = "".join(self._tail)
+            self._tail, self._tail_len = [], 0
+            self._line(line, issues)
+        self.issues.extend(issues)
+        return issues
+
+    def complete(self) -> list[str]:
+        """Elements that can render: a patch value is whole, so every element with a type."""
+        elements = self.spec.get("elements")
+        if not isinstance(elements, dict):
+            return []
+        return [k for k, v in elements.items() if isinstance(v, dict) and isinstance(v.get("type"), str)
+                and isinstance(v.get("props", {}), dict)]
+
+    # -----------------------------------------------------------------------------------------
+
+    def _line(self, line: str, issues: list[Issue]) -> None:
+        self.line_no += 1
+        if not line.strip():
+            return
+        try:
+            op = json.loads(line)
+        except ValueError as exc:
+            issues.append(self._issue(None, f"line {self.line_no} is not JSON: {exc}",
+                                      "Send one JSON patch op object a line."))
+            return
+        if not isinstance(op, dict) or op.get("op") not in _OPS or not isinstance(op.get("path"), str):
+            issues.append(self._issue(None, f"line {self.line_no} is not a JSON patch op",
+                                      'Send {"op": "add"|"replace"|"remove"|..., "path": "/...", ...}.'))
+            return
+        element = _element_of(op["path"])
+        try:
+            if op["op"] in ("move", "copy"):
+                # these can touch two places: apply to a copy so a failure leaves no half-change
+                self.spec = jsonpatch.apply_patch(copy.deepcopy(self.spec), [op], in_place=True)
+            else:
+                self.spec = jsonpatch.apply_patch(self.spec, [op], in_place=True)
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError,
+                TypeError, ValueError) as exc:
+            issues.append(self._issue(element, f"line {self.line_no}: {op['op']} {op['path']}: {str(exc)[:200]}",
+                                      "Patch paths must exist (add the parent first); check 'test' values."))
+            return
+        self.applied += 1
+
+    def _issue(self, element: Optional[str], message: str, repair: str) -> Issue:
+        return Issue("invalid_patch", element, message, repair)
+
+
+def _element_of(path: str) -> Optional[str]:
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[0] == "" and parts[1] == "elements":
+        return parts[2].replace("~1", "/").replace("~0", "~")
+    return None
