@@ -42,6 +42,7 @@ def mutate(fn):
         (mutate(lambda s: s["elements"].update(loose={"type": "Text", "props": {"text": "x"}})), ("orphan", "loose")),
         (mutate(lambda s: s["elements"]["card"]["children"].append("card")), ("cycle", "card")),
         ({"root": "a"}, ("invalid_shape", None)),
+        (mutate(lambda s: s["elements"]["risk"].update(visible=False)), ("invalid_shape", "risk")),
     ],
 )
 def test_each_issue_code(spec, expected):

@@ -16,6 +16,7 @@ from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
 
 MAX_ELEMENTS = 2000
 MAX_DEPTH = 24
+_ELEMENT_KEYS = frozenset({"type", "props", "children"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,10 @@ def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Is
     if not isinstance(element, dict) or not isinstance(element.get("type"), str):
         return [Issue("invalid_shape", key, "an element is an object with a string 'type'",
                       "Give the element a 'type' from the catalog, 'props' and 'children'.")]
+    extra = sorted(set(element) - _ELEMENT_KEYS)
+    if extra:  # e.g. json-render's visible/on/repeat: not supported here, never silently ignored
+        return [Issue("invalid_shape", key, f"unsupported element fields: {', '.join(map(str, extra))}",
+                      "An element has only 'type', 'props' and 'children'.")]
     kind = element["type"]
     model = CATALOG.get(kind)
     if model is None:
