@@ -121,6 +121,9 @@ XMLNS_RE = re.compile(r"""\bxmlns(?::\w+)?\s*=\s*["'][^"']*["']""")
 LOOPBACK_SOURCE_RE = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\]):\*$")
 
 
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 class BuildError(RuntimeError):
     """The build could not produce a verified dist/."""
 
@@ -922,6 +925,7 @@ class AgentServer:
             text = self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+        text = ANSI_RE.sub("", text)
         return "\n".join(text.splitlines()[-lines:])
 
     def stop(self, timeout: float = 10.0) -> int | None:
