@@ -1,0 +1,146 @@
+"""build.py: the dist it writes, its checks, and its static server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    return build.build(tmp_path_factory.mktemp("site") / "dist", quiet=True)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_lock_matches_core_info_and_files(dist):
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    core = build.fetch_pyodide(build.load_bundle())
+    assert lock["info"] == json.loads((core / "pyodide-lock.json").read_text())["info"]
+    bundle = build.load_bundle()
+    expected = {build._canonical(w["name"]) for w in bundle["wheels"]} | {"sitewalk"}
+    assert set(lock["packages"]) == expected
+    for key, entry in lock["packages"].items():
+        path = dist / entry["file_name"]
+        assert path.exists(), key
+        assert entry["sha256"] == sha256(path), key
+        assert entry["install_dir"] == "site" and entry["package_type"] == "package"
+        for dep in entry["depends"]:
+            assert dep in lock["packages"], (key, dep)
+
+
+def test_pinned_downloads_are_verified():
+    bundle = build.load_bundle()
+    for spec in bundle["wheels"]:
+        path = build.fetch_wheel(spec, bundle)
+        assert sha256(path) == spec["sha256"], spec["file"]
+
+
+def test_app_wheel_is_the_browser_package_only_with_its_data(dist):
+    whl = dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl"
+    names = zipfile.ZipFile(whl).namelist()
+    assert "sitewalk/__init__.py" in names
+    assert not any(n.startswith("sitewalk_agent") for n in names)
+    src = ROOT / "py_src" / "sitewalk"
+    data = [p.relative_to(src.parent).as_posix() for p in src.rglob("*")
+            if p.suffix in {".j2", ".html", ".json"} and "__pycache__" not in p.parts]
+    for name in data:
+        assert name in names, name
+    assert "sitewalk-0.1.0.dist-info/RECORD" in names
+
+
+def test_config_default_and_override(dist, tmp_path):
+    assert json.loads((dist / "config.json").read_text()) == {"agentServerUrl": build.DEFAULT_SERVER_URL}
+    other = build.build(tmp_path / "dist", server_url="https://agent.example.test", quiet=True)
+    assert json.loads((other / "config.json").read_text())["agentServerUrl"] == "https://agent.example.test"
+
+
+def test_shell_is_relative_and_has_a_strict_csp(dist):
+    html = (dist / "index.html").read_text()
+    assert 'id="boot-progress"' in html and 'id="boot-status"' in html
+    assert 'id="boot-error"' in html and 'id="boot-retry"' in html and 'id="app"' in html
+    assert "%SITEWALK_CSP%" not in html
+    assert "script-src 'self' 'wasm-unsafe-eval'" in html
+    assert "unsafe-inline" not in html and "'unsafe-eval'" not in html
+    assert "<script>" not in html  # no inline script
+    assert 'src="/' not in html and 'href="/' not in html  # relative URLs only (sub-path deploys)
+
+
+def test_service_worker_precaches_everything_but_itself(dist):
+    text = (dist / "sw.js").read_text()
+    manifest = json.loads(text.split("/*__PRECACHE__*/", 1)[1].split("/*__END__*/", 1)[0])
+    files = {p.relative_to(dist).as_posix() for p in dist.rglob("*")
+             if p.is_file() and not p.name.startswith(".") and p.name != "sw.js"
+             and not p.relative_to(dist).as_posix().startswith("bench/")}
+    assert set(manifest["files"]) == files | {"./"}
+    assert len(manifest["version"]) == 16
+
+
+def test_scan_flags_foreign_origins(dist, tmp_path):
+    assert build.scan_dist(dist) == []
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.js").write_text('fetch("https://cdn.example.test/lib.js")')
+    (bad / "y.html").write_text('<script src="//cdn.example.test/a.js"></script>')
+    problems = build.scan_dist(bad)
+    assert any("https://cdn.example.test/lib.js" in p for p in problems)
+    assert any("protocol-relative" in p for p in problems)
+
+
+def test_stale_when_an_input_changes(dist, tmp_path):
+    web = tmp_path / "web"
+    web.mkdir()
+    for p in (ROOT / "web").rglob("*"):
+        if p.is_file():
+            (web / p.relative_to(ROOT / "web")).parent.mkdir(parents=True, exist_ok=True)
+            (web / p.relative_to(ROOT / "web")).write_bytes(p.read_bytes())
+    out = build.build(tmp_path / "dist", web=web, quiet=True)
+    assert not build.is_stale(out, web=web)
+    time.sleep(0.01)
+    css = web / "app.css"
+    css.write_text(css.read_text() + "\n/* changed */\n")
+    os.utime(css, (time.time() + 5, time.time() + 5))
+    assert build.is_stale(out, web=web)
+    (web / "extra.txt").write_text("new file")
+    assert build.is_stale(out, web=web)
+
+
+def _get(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.headers.get("Content-Type"), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type"), b""
+
+
+@pytest.mark.parametrize("base", ["/", "/sitewalk/"])
+def test_static_server_types_and_base_path(dist, base):
+    with build.serve_static(dist, 0, base=base) as site:
+        assert site.url.endswith(base)
+        status, ctype, body = _get(site.url)
+        assert status == 200 and ctype.startswith("text/html") and b"Sitewalk" in body
+        assert _get(site.url + "pyodide/pyodide.asm.wasm")[1] == "application/wasm"
+        assert _get(site.url + "pyodide/pyodide.mjs")[1].startswith("text/javascript")
+        assert _get(site.url + "boot.js")[1].startswith("text/javascript")
+        if base != "/":
+            assert _get(f"http://127.0.0.1:{site.port}/")[0] == 404
+
+
+def test_app_url_carries_the_server():
+    url = build.app_url("http://127.0.0.1:8000/", "http://127.0.0.1:2024")
+    assert url == "http://127.0.0.1:8000/?server=http://127.0.0.1:2024"
