@@ -10,6 +10,7 @@ import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
 from .headless.local_draft import StorageError
+from .headless.location import POSITION_UNAVAILABLE, PositionError
 
 _kept_proxies: list[Any] = []  # event-listener proxies live as long as the page
 
@@ -223,3 +224,58 @@ def wait_for_retry() -> "asyncio.Future[None]":
 
 def mark_ready() -> None:
     js.document.body.dataset.ready = "1"
+
+
+# --- device APIs -------------------------------------------------------------------------------
+# Each answers through Python callbacks and an asyncio future, never by awaiting a JS promise that
+# could reject with a non-Error value (GeolocationPositionError would hang Pyodide).
+
+
+def geolocate(timeout_ms: int, high_accuracy: bool = False) -> "asyncio.Future[dict[str, Any]]":
+    """One position fix: {latitude, longitude, accuracy, timestamp}, or PositionError(code)."""
+    future: asyncio.Future[dict[str, Any]] = asyncio.get_event_loop().create_future()
+    geolocation = _or_none(getattr(js.navigator, "geolocation", None))
+    if geolocation is None:
+        future.set_exception(PositionError(POSITION_UNAVAILABLE, "this browser has no Geolocation"))
+        return future
+    proxies: list[Any] = []
+
+    def done() -> None:
+        asyncio.get_event_loop().call_soon(_destroy_all, list(proxies))
+        proxies.clear()
+
+    def success(position: Any) -> None:
+        try:
+            if not future.done():
+                coords = position.coords
+                future.set_result({"latitude": float(coords.latitude), "longitude": float(coords.longitude),
+                                   "accuracy": float(coords.accuracy), "timestamp": float(position.timestamp)})
+        finally:
+            done()
+
+    def failure(error: Any) -> None:
+        try:
+            if not future.done():
+                future.set_exception(PositionError(int(error.code), str(getattr(error, "message", "") or "")))
+        finally:
+            done()
+
+    proxies.extend([create_proxy(success), create_proxy(failure)])
+    options = js.Object.new()
+    options.timeout = int(timeout_ms)
+    options.enableHighAccuracy = bool(high_accuracy)
+    options.maximumAge = 0
+    try:
+        geolocation.getCurrentPosition(proxies[0], proxies[1], options)
+    except Exception as exc:  # e.g. blocked by a permissions policy
+        done()
+        future.set_exception(PositionError(POSITION_UNAVAILABLE, str(exc)))
+    return future
+
+
+async def file_metadata(file: Any) -> dict[str, Any]:
+    """{name, size, type, sha256} of a File; the bytes are hashed by the browser and dropped."""
+    buffer = await file.arrayBuffer()
+    digest = await js.crypto.subtle.digest("SHA-256", buffer)
+    return {"name": str(file.name), "size": int(file.size), "type": str(file.type or ""),
+            "sha256": js.Uint8Array.new(digest).to_bytes().hex()}

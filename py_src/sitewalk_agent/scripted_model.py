@@ -16,7 +16,10 @@ The script, decided from the last message of the conversation:
 A human message may name a scenario with `script: NAME`, for demos and end-to-end tests:
 - `unknown-tool`: first call `measure_noise_level`, a headless tool the browser does not
   implement, then go on with the draft whatever it answered;
-- `bad-ui`: after the card, send a second screen that uses a component outside the catalog.
+- `bad-ui`: after the card, send a second screen that uses a component outside the catalog;
+- `locate`: first call `get_current_location` (its `timeout_ms` taken from a `timeout_ms=N` in the
+  message, 10000 otherwise), say where the device is or why not, then go on with the draft;
+- `photo`: first call `attach_photo`, say what was attached or why not, then go on with the draft.
 """
 
 from __future__ import annotations
@@ -154,6 +157,23 @@ def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_TIMEOUT_MS = re.compile(r"\btimeout_ms=(\d{1,6})\b")
+
+
+def _device_summary(tool: str, outcome: dict[str, Any]) -> str:
+    """One sentence on what a device tool answered (the `locate` and `photo` scenarios)."""
+    if not outcome.get("ok"):
+        error = outcome.get("error") or {}
+        what = "the position" if tool == "get_current_location" else "a photo"
+        return f"I could not get {what} ({error.get('code', 'internal')}: {error.get('message', '')})."
+    result = outcome.get("result") or {}
+    if tool == "get_current_location":
+        return (f"The device is at {result.get('latitude')}, {result.get('longitude')} "
+                f"(±{result.get('accuracy_m')} m, {result.get('timestamp')}).")
+    return (f"Photo {result.get('name')} attached ({result.get('size')} bytes, {result.get('type')}, "
+            f"sha256 {result.get('sha256')}).")
+
+
 def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
     """Decide the next turn from the conversation (pure; the tests call it directly)."""
     if not messages:
@@ -174,6 +194,10 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             else:
                 noise = f"I could not measure the noise level ({(outcome.get('error') or {}).get('code', 'internal')})."
             return Turn(f"{noise} Looking up the draft for {inspection_id}.", "read_local_draft",
+                        {"inspection_id": inspection_id})
+        if last.name in ("get_current_location", "attach_photo"):
+            said = _device_summary(last.name, outcome)
+            return Turn(f"{said} Looking up the draft for {inspection_id}.", "read_local_draft",
                         {"inspection_id": inspection_id})
         if last.name == "read_local_draft":
             if outcome.get("ok"):
@@ -200,8 +224,18 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
         inspection_id = find_inspection_id(_content_text(last))
         if not inspection_id:
             return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
-        if scenario_of(messages) == "unknown-tool":
+        scenario = scenario_of(messages)
+        if scenario == "unknown-tool":
             return Turn("First I will measure the noise level at the site.", "measure_noise_level", {"duration_s": 3})
+        if scenario == "locate":
+            found = _TIMEOUT_MS.search(_content_text(last))
+            timeout_ms = min(max(int(found.group(1)), 1), 60_000) if found else 10_000
+            return Turn("First I will check where the inspection takes place.", "get_current_location",
+                        {"purpose": f"Record where inspection {inspection_id} is carried out.",
+                         "timeout_ms": timeout_ms})
+        if scenario == "photo":
+            return Turn("First I need a photo of the site.", "attach_photo",
+                        {"purpose": f"Attach a photo of the site to inspection {inspection_id}."})
         return Turn(f"Looking up the draft for {inspection_id}.", "read_local_draft", {"inspection_id": inspection_id})
     return Turn("Done.")
 

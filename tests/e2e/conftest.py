@@ -89,11 +89,18 @@ class AppPage:
         self.page.click("#sw-save-draft")
         self.page.wait_for_selector(f"#sw-status:has-text('Draft for {inspection_id} saved on this device')")
 
-    def start(self, inspection_id: str, note: str = "") -> None:
+    def begin(self, inspection_id: str, note: str = "") -> None:
+        """Press Start and return at once (the run may wait for the inspector)."""
         self.page.fill("#sw-inspection-id", inspection_id)
         self.page.fill("#sw-note", note)
         self.page.click("#sw-start")
+
+    def wait_finished(self, inspection_id: str) -> None:
         self.page.wait_for_selector(f"#sw-status:has-text('{inspection_id}: run finished')")
+
+    def start(self, inspection_id: str, note: str = "") -> None:
+        self.begin(inspection_id, note)
+        self.wait_finished(inspection_id)
 
     def tool_call(self, tool: str):
         return self.page.locator(f"#sw-tool-calls li[data-tool='{tool}']")

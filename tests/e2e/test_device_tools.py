@@ -52,3 +52,115 @@ def test_invalid_draft_in_the_form_is_not_saved(app):
     app.page.click("#sw-save-draft")
     app.page.wait_for_selector("#sw-status:has-text('Draft not saved: invalid_args')")
     assert app.idb_get("sitewalk:draft:inspection-64") is None
+
+
+# --- get_current_location ------------------------------------------------------------------------
+
+# Counts calls of the browser API, so a test can tell that declining never reached it.
+COUNT_GEOLOCATION = """
+window.__geoCalls = 0;
+const original = navigator.geolocation.getCurrentPosition.bind(navigator.geolocation);
+navigator.geolocation.getCurrentPosition = (...args) => { window.__geoCalls += 1; return original(...args); };
+"""
+PIER = {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 12}
+
+
+def _purpose_dialog(app, inspection_id: str):
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    assert f"Record where inspection {inspection_id} is carried out." in dialog.inner_text()
+    assert app.tool_call("get_current_location").get_attribute("data-state") == "running"
+    return dialog
+
+
+def _located(app, inspection_id: str, note: str, answer: str):
+    app.page.add_init_script(COUNT_GEOLOCATION)
+    app.open()
+    app.seed_idb(f"sitewalk:draft:{inspection_id}", json.dumps({**DRAFT, "inspection_id": inspection_id}))
+    app.begin(inspection_id, note)
+    dialog = _purpose_dialog(app, inspection_id)
+    dialog.get_by_role("button", name=answer).click()
+    app.wait_finished(inspection_id)
+    assert dialog.is_hidden()
+    # whatever the position gave, the run goes on to the draft and its card
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen").inner_text()
+    return app.tool_call("get_current_location"), app.page.evaluate("window.__geoCalls")
+
+
+def test_location_granted_gives_coordinates_to_the_agent(app):
+    app.page.context.grant_permissions(["geolocation"])
+    app.page.context.set_geolocation(PIER)
+    call, calls = _located(app, "inspection-71", "script: locate", "Allow")
+    assert call.get_attribute("data-state") == "succeeded" and calls == 1
+    transcript = app.page.locator("#sw-transcript").inner_text()
+    assert "The device is at 59.3293, 18.0686 (±12.0 m" in transcript
+
+
+def test_location_denied_by_the_browser_is_permission_denied(app):
+    call, calls = _located(app, "inspection-72", "script: locate", "Allow")  # no grant: headless Chromium denies
+    assert call.get_attribute("data-state") == "failed" and "permission_denied" in call.inner_text()
+    assert calls == 1
+    assert "could not get the position (permission_denied" in app.page.locator("#sw-transcript").inner_text()
+
+
+def test_location_declined_in_the_purpose_dialog_never_calls_the_browser(app):
+    app.page.context.grant_permissions(["geolocation"])
+    app.page.context.set_geolocation(PIER)
+    call, calls = _located(app, "inspection-73", "script: locate", "Decline")
+    assert call.get_attribute("data-state") == "failed" and "permission_denied" in call.inner_text()
+    assert "declined" in call.inner_text()
+    assert calls == 0
+
+
+def test_location_timeout_is_timeout(app):
+    app.page.context.grant_permissions(["geolocation"])  # allowed, but no position source answers in time
+    call, calls = _located(app, "inspection-74", "script: locate timeout_ms=1", "Allow")
+    assert call.get_attribute("data-state") == "failed" and "timeout" in call.inner_text()
+    assert "could not get the position (timeout" in app.page.locator("#sw-transcript").inner_text()
+
+
+# --- attach_photo ----------------------------------------------------------------------------------
+
+PHOTO = b"\xff\xd8\xff\xe0 not really a jpeg, but bytes to hash \xff\xd9"
+
+
+def _photo_dialog(app, inspection_id: str):
+    app.open()
+    app.seed_idb(f"sitewalk:draft:{inspection_id}", json.dumps({**DRAFT, "inspection_id": inspection_id}))
+    app.begin(inspection_id, "script: photo")
+    dialog = app.page.get_by_role("dialog", name="Attach a photo?")
+    dialog.wait_for(state="visible")
+    assert f"Attach a photo of the site to inspection {inspection_id}." in dialog.inner_text()
+    return dialog
+
+
+def test_photo_attach_sends_metadata_and_sha256_only(app):
+    import hashlib
+
+    dialog = _photo_dialog(app, "inspection-81")
+    attach = dialog.get_by_role("button", name="Attach")
+    assert attach.is_disabled()  # nothing picked yet
+    app.page.set_input_files("#sw-device-file", files=[{"name": "rail.jpg", "mimeType": "image/jpeg", "buffer": PHOTO}])
+    attach.click()
+    app.wait_finished("inspection-81")
+    call = app.tool_call("attach_photo")
+    assert call.get_attribute("data-state") == "succeeded"
+    transcript = app.page.locator("#sw-transcript").inner_text()
+    expected = f"Photo rail.jpg attached ({len(PHOTO)} bytes, image/jpeg, sha256 {hashlib.sha256(PHOTO).hexdigest()})"
+    assert expected in transcript
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen").inner_text()
+
+
+def test_photo_cancelled_is_permission_denied_and_not_an_image_is_invalid(app):
+    dialog = _photo_dialog(app, "inspection-82")
+    dialog.get_by_role("button", name="Cancel").click()
+    app.wait_finished("inspection-82")
+    call = app.tool_call("attach_photo")
+    assert call.get_attribute("data-state") == "failed" and "permission_denied" in call.inner_text()
+    dialog = _photo_dialog(app, "inspection-83")
+    app.page.set_input_files("#sw-device-file", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hi"}])
+    dialog.get_by_role("button", name="Attach").click()
+    app.wait_finished("inspection-83")
+    call = app.tool_call("attach_photo")
+    assert call.get_attribute("data-state") == "failed" and "invalid_args" in call.inner_text()

@@ -343,3 +343,55 @@ def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
     rejected = ToolMessage('{"ok": false, "issues": [{"code": "unknown_type"}]}', tool_call_id="c3", name="render_ui")
     closing = plan_turn([human, shown, accepted, AIMessage("", tool_calls=[{"id": "c3", "name": "render_ui", "args": turn.args}]), rejected])
     assert closing.tool is None and "unknown_type" in closing.text
+
+
+def test_scenario_locate_asks_for_the_position_first_then_reads_the_draft():
+    from sitewalk_agent.scripted_model import plan_turn
+
+    human = HumanMessage("Start inspection inspection-21\nscript: locate timeout_ms=5")
+    first = plan_turn([human])
+    assert first.tool == "get_current_location"
+    assert first.args == {"purpose": "Record where inspection inspection-21 is carried out.", "timeout_ms": 5}
+    from sitewalk.contracts.tools import GET_CURRENT_LOCATION
+
+    GET_CURRENT_LOCATION.args.model_validate(first.args)
+    assert plan_turn([HumanMessage("Start inspection inspection-21 script: locate")]).args["timeout_ms"] == 10_000
+    fix = {"latitude": 59.3293, "longitude": 18.0686, "accuracy_m": 12.0, "timestamp": "2026-12-02T10:00:00.000Z"}
+    found = ToolMessage(json.dumps(ok_result("get_current_location", "c1", fix)), tool_call_id="c1",
+                        name="get_current_location")
+    second = plan_turn([human, found])
+    assert second.tool == "read_local_draft" and second.args == {"inspection_id": "inspection-21"}
+    assert "59.3293, 18.0686" in second.text and "±12.0 m" in second.text
+    denied = ToolMessage(json.dumps(error_result("get_current_location", "c1", "permission_denied", "declined")),
+                         tool_call_id="c1", name="get_current_location", status="error")
+    third = plan_turn([human, denied])
+    assert third.tool == "read_local_draft" and "permission_denied" in third.text
+
+
+def test_scenario_photo_asks_for_a_photo_first_then_reads_the_draft():
+    from sitewalk.contracts.tools import ATTACH_PHOTO
+    from sitewalk_agent.scripted_model import plan_turn
+
+    human = HumanMessage("Start inspection inspection-31 script: photo")
+    first = plan_turn([human])
+    assert first.tool == "attach_photo"
+    ATTACH_PHOTO.args.model_validate(first.args)
+    meta = {"name": "rail.jpg", "size": 12, "type": "image/jpeg", "sha256": "a" * 64}
+    attached = ToolMessage(json.dumps(ok_result("attach_photo", "c1", meta)), tool_call_id="c1", name="attach_photo")
+    second = plan_turn([human, attached])
+    assert second.tool == "read_local_draft" and "rail.jpg" in second.text and "a" * 64 in second.text
+
+
+def test_graph_interrupts_for_the_location_in_the_locate_scenario():
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    async def go():
+        graph = G.build_graph()
+        graph.checkpointer = InMemorySaver()
+        config = {"configurable": {"thread_id": "t-locate"}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-21 script: locate")]}, config)
+        [pending] = (await graph.aget_state(config)).interrupts
+        assert pending.value["tool_call"]["name"] == "get_current_location"
+        assert pending.value["contract"]["digest"] == G.TOOL_CONTRACTS["get_current_location"].digest
+
+    asyncio.run(go())

@@ -6,14 +6,17 @@ Entry point `main(config)` is called by web/boot.js once the packages are loaded
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Optional
 
 from .. import bridge
 from ..agentserver.client import AgentServerClient
 from ..agentserver.errors import AgentServerError
 from ..headless import HeadlessToolRegistry, read_local_draft, save_local_draft
+from ..headless.location import get_current_location
+from ..headless.photo import attach_photo
 from ..session import InspectionSession
 from ..ui.render import render_template
+from .device import RequestDialog
 from .view import DomView
 
 __all__ = ["main"]
@@ -30,6 +33,7 @@ async def main(config: Any) -> None:
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=bridge.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
+    _register_device_tools(registry, RequestDialog())
 
     bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     bridge.shell().showApp()
@@ -74,6 +78,35 @@ async def main(config: Any) -> None:
     bridge.on("sw-start", "click", start)
     bridge.on("sw-save-draft", "click", save_draft)
     bridge.mark_ready()
+
+
+# A tool that waits for the inspector's answer gets longer than the registry's default.
+PROMPT_TIMEOUT_S = 300.0
+
+
+def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog) -> None:
+    async def ask_location(purpose: str) -> bool:
+        allowed, _ = await dialog.ask(
+            tool="get_current_location", title="Share this device's position?", purpose=purpose,
+            note="Only the coordinates, their accuracy and the time of the fix are sent to the agent. "
+                 "If you allow, your browser may ask you as well.",
+            allow="Allow", decline="Decline")
+        return allowed
+
+    async def locate(args: Any) -> dict[str, Any]:
+        return await bridge.geolocate(args.timeout_ms, args.high_accuracy)
+
+    async def pick_photo(purpose: str) -> Optional[dict[str, Any]]:
+        allowed, file = await dialog.ask(
+            tool="attach_photo", title="Attach a photo?", purpose=purpose,
+            note="The photo stays on this device: only its name, size, type and SHA-256 fingerprint are sent.",
+            allow="Attach", decline="Cancel", with_file=True)
+        if not allowed or file is None:
+            return None
+        return await bridge.file_metadata(file)
+
+    registry.register("get_current_location", get_current_location(ask_location, locate), timeout_s=PROMPT_TIMEOUT_S)
+    registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)
 
 
 async def _wait_for_server(client: AgentServerClient, server_url: str) -> None:

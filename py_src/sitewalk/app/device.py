@@ -1,0 +1,90 @@
+"""The app's own prompt before a device tool runs: what it is for, and the inspector's answer.
+
+One modal `<dialog>` (native: focus moves into it and stays there, Escape declines), built once
+and reused. The purpose comes from the agent and is shown as text, never as HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Optional
+
+from .. import bridge
+
+__all__ = ["RequestDialog"]
+
+DIALOG_ID = "sw-device-dialog"
+
+_MARKUP = """
+<h2 id="sw-device-dialog-title"></h2>
+<p id="sw-device-dialog-purpose" class="sw-dialog-purpose"></p>
+<p id="sw-device-dialog-note" class="sw-meta"></p>
+<div id="sw-device-dialog-file" hidden>
+  <label for="sw-device-file">Photo</label>
+  <input type="file" id="sw-device-file" accept="image/*">
+</div>
+<div class="sw-dialog-actions">
+  <button type="button" id="sw-device-decline" class="sw-button-secondary" autofocus>Decline</button>
+  <button type="button" id="sw-device-allow" class="sw-button">Allow</button>
+</div>
+"""
+
+
+class RequestDialog:
+    def __init__(self) -> None:
+        self._node: Any = None
+        self._answer: Optional[asyncio.Future[bool]] = None
+        self._lock = asyncio.Lock()
+
+    def _build(self) -> Any:
+        if self._node is None:
+            node = bridge.js.document.createElement("dialog")
+            node.id = DIALOG_ID
+            node.className = "sw-dialog"
+            node.setAttribute("aria-labelledby", "sw-device-dialog-title")
+            node.setAttribute("aria-describedby", "sw-device-dialog-purpose sw-device-dialog-note")
+            node.innerHTML = _MARKUP
+            bridge.js.document.body.appendChild(node)
+            bridge.on("sw-device-allow", "click", lambda _e: self._settle(True))
+            bridge.on("sw-device-decline", "click", lambda _e: self._settle(False))
+            bridge.on(DIALOG_ID, "cancel", lambda _e: self._settle(False))  # Escape
+            bridge.on("sw-device-file", "change", lambda _e: self._file_changed())
+            self._node = node
+        return self._node
+
+    def _settle(self, allowed: bool) -> None:
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(allowed)
+
+    def _file_changed(self) -> None:
+        bridge.element("sw-device-allow").disabled = self._file() is None
+
+    def _file(self) -> Any:
+        files = bridge._or_none(bridge.element("sw-device-file").files)
+        return bridge._or_none(files.item(0)) if files is not None and files.length else None
+
+    async def ask(self, *, tool: str, title: str, purpose: str, note: str, allow: str = "Allow",
+                  decline: str = "Decline", with_file: bool = False) -> tuple[bool, Any]:
+        """Show the prompt and wait; returns (allowed, picked file or None). Cancelling the call closes it."""
+        async with self._lock:
+            node = self._build()
+            node.dataset.tool = tool
+            bridge.element("sw-device-dialog-title").textContent = title
+            bridge.element("sw-device-dialog-purpose").textContent = purpose
+            bridge.element("sw-device-dialog-note").textContent = note
+            bridge.element("sw-device-allow").textContent = allow
+            bridge.element("sw-device-decline").textContent = decline
+            bridge.element("sw-device-dialog-file").hidden = not with_file
+            picker = bridge.element("sw-device-file")
+            picker.value = ""
+            bridge.element("sw-device-allow").disabled = with_file  # a photo must be picked first
+            self._answer = asyncio.get_event_loop().create_future()
+            node.showModal()
+            try:
+                allowed = await self._answer
+                return allowed, (self._file() if allowed and with_file else None)
+            finally:
+                self._answer = None
+                if node.open:
+                    node.close()
+                picker.value = ""

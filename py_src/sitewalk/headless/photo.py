@@ -1,0 +1,35 @@
+"""`attach_photo`: the inspector picks a photo; the agent gets its metadata only.
+
+`pick(purpose)` shows the purpose with a file picker and returns the picked file's metadata
+({name, size, type, sha256}) or None when the inspector cancels. The file, a handle to it or
+its bytes never enter the result: the result model has no field that could hold them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Mapping, Optional
+
+from ..contracts.envelope import ErrorCode
+from ..contracts.tools import AttachPhotoArgs, AttachPhotoResult
+from .registry import ToolFailed
+
+__all__ = ["attach_photo"]
+
+Pick = Callable[[str], Awaitable[Optional[Mapping[str, Any]]]]
+
+
+def attach_photo(pick: Pick):
+    async def implementation(args: AttachPhotoArgs) -> AttachPhotoResult:
+        picked = await pick(args.purpose)
+        if picked is None:
+            raise ToolFailed(ErrorCode.permission_denied, "the inspector did not attach a photo",
+                             reason="declined_by_user")
+        kind = str(picked.get("type") or "")
+        if not kind.startswith("image/"):
+            raise ToolFailed(ErrorCode.invalid_args, f"the picked file is not an image ({kind or 'unknown type'})",
+                             type=kind)
+        # Only these four fields are read; the registry checks them against AttachPhotoResult.
+        return AttachPhotoResult.model_construct(name=str(picked["name"])[:255], size=int(picked["size"]), type=kind,
+                                                 sha256=str(picked["sha256"]).lower())
+
+    return implementation
