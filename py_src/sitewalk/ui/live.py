@@ -1,0 +1,115 @@
+"""One view's generative-UI screen across render_ui calls, from either stream source.
+
+Glue of the pure parts, for the session and the browser renderer: `CurrentSpec` picks which
+call owns the screen, a `SpecStream` per call parses its argument fragments incrementally (or a
+`PatchStream` its JSON-patch lines), and `ProgressiveScreen` decides what is shown. Only the
+current call's progress reaches the screen; a stream that breaks leaves the last good screen
+and an issue, never an exception.
+
+    live = LiveScreen()
+    if live.fragment(candidate, '{"root":"ca'):   # True: live.shown changed, re-render
+        view.show(live.shown)
+    live.complete(candidate, args)                 # the server's final args: validate
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from .current import CurrentSpec, SpecCandidate
+from .partial_json import PartialJsonError
+from .patch_stream import PatchStream
+from .progressive import ProgressiveScreen
+from .spec_stream import SpecStream
+from .validate import Issue
+
+__all__ = ["LiveScreen"]
+
+
+class LiveScreen:
+    def __init__(self) -> None:
+        self.current = CurrentSpec()
+        self.screen = ProgressiveScreen()
+        self._streams: dict[tuple[str, int], Union[SpecStream, PatchStream]] = {}
+        self._failed: set[tuple[str, int]] = set()
+
+    @property
+    def shown(self) -> Optional[dict[str, Any]]:
+        return self.screen.shown
+
+    @property
+    def issues(self) -> list[Issue]:
+        return self.screen.issues
+
+    def fragment(self, candidate: SpecCandidate, text: str) -> bool:
+        """More argument text of a render_ui call; True when `shown` changed."""
+        return self._feed(candidate, text, SpecStream)
+
+    def patch_lines(self, candidate: SpecCandidate, text: str) -> bool:
+        """More JSON-patch lines for a spec; True when `shown` changed."""
+        return self._feed(candidate, text, PatchStream)
+
+    def complete(self, candidate: SpecCandidate, spec: Optional[dict[str, Any]] = None) -> list[Issue]:
+        """The call's spec is final (given, or what its stream built): validate and show or keep."""
+        key = (candidate.tool_call_id, candidate.revision)
+        stream = self._streams.pop(key, None)
+        if spec is None and stream is not None and key not in self._failed:
+            spec = self._final_of(stream, key)
+        if not self._owns(candidate):
+            return []
+        if spec is None:
+            return self.screen.issues  # the stream failed and said so
+        if not self.screen.streaming or self.screen.identity != candidate.identity():
+            self.screen.begin(candidate.identity())
+        return self.screen.finish(spec)
+
+    # -----------------------------------------------------------------------------------------
+
+    def _owns(self, candidate: SpecCandidate) -> bool:
+        if self.current.offer(candidate):
+            self.screen.begin(candidate.identity())
+        return self.current.is_current(candidate.tool_call_id, candidate.revision)
+
+    def _feed(self, candidate: SpecCandidate, text: str, kind: type) -> bool:
+        key = (candidate.tool_call_id, candidate.revision)
+        if key in self._failed:
+            return False
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = self._streams[key] = kind()
+        owns = self._owns(candidate)
+        if isinstance(stream, SpecStream):
+            try:
+                progress = stream.feed(text)
+            except PartialJsonError as exc:
+                return self._fail(key, owns, Issue("invalid_shape", None, f"the arguments are not JSON: {exc}",
+                                                   "Send the spec as one JSON object."))
+            if not (owns and progress.changed):
+                return False
+            return self.screen.update(stream.spec, stream.complete, stream.settled)
+        stream.feed(text)
+        if not owns:
+            return False
+        complete = stream.complete()
+        return self.screen.update(stream.spec, complete, complete)
+
+    def _final_of(self, stream: Union[SpecStream, PatchStream], key: tuple[str, int]) -> Optional[dict[str, Any]]:
+        if isinstance(stream, PatchStream):
+            stream.close()
+            return stream.spec
+        try:
+            value = stream.close()
+        except PartialJsonError as exc:
+            self._fail(key, True, Issue("invalid_shape", None, f"the arguments ended early: {exc}",
+                                        "Send the whole spec as one JSON object."))
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _fail(self, key: tuple[str, int], owns: bool, issue: Issue) -> bool:
+        self._failed.add(key)
+        self._streams.pop(key, None)
+        if owns:
+            before = self.screen.shown
+            self.screen.fail(issue)
+            return self.screen.shown != before
+        return False

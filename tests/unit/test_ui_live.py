@@ -1,0 +1,74 @@
+"""LiveScreen: the current call's stream drives the screen; others and broken streams do not."""
+
+import json
+
+from sitewalk.ui.current import SpecCandidate
+from sitewalk.ui.live import LiveScreen
+
+OLD = {"root": "t", "elements": {"t": {"type": "Text", "props": {"text": "old"}, "children": []}}}
+NEW = {"root": "card", "elements": {
+    "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
+    "risk": {"type": "RiskBadge", "props": {"level": "high"}, "children": []}}}
+
+
+def cand(message, call_id, call=0, revision=0):
+    return SpecCandidate(message, call, "render_ui", call_id, revision, message_id=f"m{message}")
+
+
+def stream(live, candidate, spec, size=6):
+    text = json.dumps(spec)
+    changes = sum(live.fragment(candidate, text[i:i + size]) for i in range(0, len(text), size))
+    return changes, live.complete(candidate)
+
+
+def with_old():
+    live = LiveScreen()
+    stream(live, cand(0, "a"), OLD)
+    assert live.shown == OLD
+    return live
+
+
+def test_a_streamed_call_replaces_the_screen_step_by_step():
+    live = with_old()
+    changes, issues = stream(live, cand(1, "b"), NEW)
+    assert issues == [] and live.shown == NEW and changes >= 1
+    assert live.screen.good == NEW
+
+
+def test_an_older_call_streaming_late_does_not_take_the_screen():
+    live = with_old()
+    stream(live, cand(2, "new"), NEW)
+    changes, issues = stream(live, cand(1, "late"), OLD)
+    assert changes == 0 and issues == [] and live.shown == NEW
+
+
+def test_arguments_that_are_not_json_keep_the_last_good_screen_with_an_issue():
+    live = with_old()
+    live.fragment(cand(1, "b"), '{"root": "card", "elements": {"card": {"type": "Text", "props": {"text": "x"}}}')
+    live.fragment(cand(1, "b"), "]]")
+    assert live.shown == OLD and [i.code for i in live.issues] == ["invalid_shape"]
+    assert live.fragment(cand(1, "b"), "more") is False  # the broken call stays ignored
+    assert [i.code for i in live.complete(cand(1, "b"))] == ["invalid_shape"]
+
+
+def test_patch_lines_for_a_new_call():
+    live = with_old()
+    lines = [{"op": "add", "path": "/root", "value": "card"},
+             {"op": "add", "path": "/elements/card", "value": NEW["elements"]["card"]},
+             {"op": "add", "path": "/elements/risk", "value": NEW["elements"]["risk"]},
+             "oops"]
+    text = "".join((json.dumps(line) if isinstance(line, dict) else line) + "\n" for line in lines)
+    shown = []
+    for line in text.splitlines(keepends=True):
+        live.patch_lines(cand(1, "p"), line)
+        shown.append(live.shown["root"])
+    assert shown == ["t", "t", "card", "card"]
+    assert live.complete(cand(1, "p")) == [] and live.shown == NEW
+
+
+def test_final_args_given_by_the_server_are_validated():
+    live = with_old()
+    bad = json.loads(json.dumps(NEW))
+    bad["elements"]["risk"]["type"] = "Marquee"
+    assert [i.code for i in live.complete(cand(1, "b"), bad)] == ["unknown_type"]
+    assert live.shown == OLD
