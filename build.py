@@ -766,7 +766,14 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
     sizes = {rel: (staging / rel).stat().st_size for rel in files}
     sw = staging / "sw.js"
     if sw.exists():
-        manifest = {"version": version, "files": ["./"] + files}
+        def sri(rel: str) -> str:
+            return "sha256-" + base64.b64encode(hashlib.sha256((staging / rel).read_bytes()).digest()).decode()
+
+        # Each file with its subresource integrity: the service worker stores
+        # exactly what was built, or nothing (a corrupt file fails install).
+        integrity = {rel: sri(rel) for rel in files}
+        integrity["./"] = integrity["index.html"]
+        manifest = {"version": version, "files": ["./"] + files, "integrity": integrity}
         text = sw.read_text()
         new, n = re.subn(r"/\*__PRECACHE__\*/.*?/\*__END__\*/",
                          lambda m: "/*__PRECACHE__*/" + json.dumps(manifest) + "/*__END__*/",

@@ -2,7 +2,7 @@
 // Only the files of the manifest are answered from the cache; every other
 // request (the agent server above all) goes to the network untouched and is
 // never cached. build.py writes the manifest and its version between the markers.
-const MANIFEST = /*__PRECACHE__*/{"version": "dev", "files": []}/*__END__*/;
+const MANIFEST = /*__PRECACHE__*/{"version": "dev", "files": [], "integrity": {}}/*__END__*/;
 const PREFIX = "sitewalk-";
 const CACHE = PREFIX + MANIFEST.version;
 const SCOPE = new URL("./", self.location.href); // the directory of sw.js = site root
@@ -13,8 +13,12 @@ self.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      // "no-cache" revalidates against the HTTP cache (cheap 304s) so nothing stale is stored.
-      await cache.addAll(MANIFEST.files.map((f) => new Request(new URL(f, SCOPE), { cache: "no-cache" })));
+      // "no-cache" revalidates against the HTTP cache (cheap 304s) so nothing stale is stored;
+      // the integrity of each file makes a corrupt or mixed-version download fail the install.
+      const integrity = MANIFEST.integrity || {};
+      await cache.addAll(
+        MANIFEST.files.map((f) => new Request(new URL(f, SCOPE), { cache: "no-cache", integrity: integrity[f] || "" })),
+      );
       await self.skipWaiting();
     })(),
   );
