@@ -170,7 +170,14 @@ def catalog_json_schema() -> dict[str, Any]:
         name: {
             "description": " ".join((model.__doc__ or "").split()),
             "children": name in ACCEPTS_CHILDREN,
-            "props": model.model_json_schema(),
+            "props": _props_schema(model),
         }
         for name, model in CATALOG.items()
     }
+
+
+def _props_schema(model: type[_Props]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema.pop("description", None)  # the component's description above, said once
+    schema.pop("title", None)
+    return schema
