@@ -55,15 +55,26 @@ def test_patch_lines_for_a_new_call():
     live = with_old()
     lines = [{"op": "add", "path": "/root", "value": "card"},
              {"op": "add", "path": "/elements/card", "value": NEW["elements"]["card"]},
-             {"op": "add", "path": "/elements/risk", "value": NEW["elements"]["risk"]},
-             "oops"]
-    text = "".join((json.dumps(line) if isinstance(line, dict) else line) + "\n" for line in lines)
+             {"op": "add", "path": "/elements/risk", "value": NEW["elements"]["risk"]}]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
     shown = []
     for line in text.splitlines(keepends=True):
         live.patch_lines(cand(1, "p"), line)
         shown.append(live.shown["root"])
-    assert shown == ["t", "t", "card", "card"]
+    assert shown == ["t", "t", "card"]
     assert live.complete(cand(1, "p")) == [] and live.shown == NEW
+
+
+def test_a_bad_patch_line_is_an_issue_and_the_last_good_screen_stays():
+    live = with_old()
+    good = json.dumps({"op": "add", "path": "/root", "value": "t2"}) + "\n" + json.dumps(
+        {"op": "add", "path": "/elements/t2", "value": {"type": "Text", "props": {"text": "new"}}}) + "\n"
+    live.patch_lines(cand(1, "p"), good)
+    assert live.shown["root"] == "t2"  # progress was shown
+    live.patch_lines(cand(1, "p"), '{"op": "replace", "path": "/elements/ghost/props/text", "value": "x"}\n')
+    assert [i.code for i in live.issues] == ["invalid_patch"]
+    issues = live.complete(cand(1, "p"))
+    assert [i.code for i in issues] == ["invalid_patch"] and live.shown == OLD
 
 
 def test_final_args_given_by_the_server_are_validated():

@@ -3,8 +3,8 @@
 Glue of the pure parts, for the session and the browser renderer: `CurrentSpec` picks which
 call owns the screen, a `SpecStream` per call parses its argument fragments incrementally (or a
 `PatchStream` its JSON-patch lines), and `ProgressiveScreen` decides what is shown. Only the
-current call's progress reaches the screen; a stream that breaks leaves the last good screen
-and an issue, never an exception.
+current call's progress reaches the screen; a stream that breaks (arguments that are not
+JSON, a bad patch line) leaves the last good screen and issues, never an exception.
 
     live = LiveScreen()
     if live.fragment(candidate, '{"root":"ca'):   # True: live.shown changed, re-render
@@ -59,6 +59,10 @@ class LiveScreen:
             return []
         if spec is None:
             return self.screen.issues  # the stream failed and said so
+        if isinstance(stream, PatchStream) and stream.issues:
+            # a skipped patch line means the spec is not what the agent sent: keep the last good screen
+            self.screen.fail(*stream.issues, *self.screen.validate(spec))
+            return self.screen.issues
         if not self.screen.streaming or self.screen.identity != candidate.identity():
             self.screen.begin(candidate.identity())
         return self.screen.finish(spec)
@@ -87,9 +91,10 @@ class LiveScreen:
             if not (owns and progress.changed):
                 return False
             return self.screen.update(stream.spec, stream.complete, stream.settled)
-        stream.feed(text)
+        bad = stream.feed(text)
         if not owns:
             return False
+        self.screen.issues.extend(bad)  # reported now; the spec is refused when it completes
         complete = stream.complete()
         return self.screen.update(stream.spec, complete, complete)
 

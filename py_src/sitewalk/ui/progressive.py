@@ -127,9 +127,9 @@ class ProgressiveScreen:
             self.shown = self.good = spec
         return self.issues
 
-    def fail(self, issue: Issue) -> None:
+    def fail(self, *issues: Issue) -> None:
         """The stream itself broke (not JSON, a bad patch): keep the last good screen."""
         self.streaming = False
         self._switched = False
-        self.issues = [issue]
+        self.issues = list(issues)
         self.shown = self.good
