@@ -14,9 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
-BOOT_TIMEOUT_MS = 120_000
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS  # noqa: E402
 
 
 def origin(url: str) -> str:

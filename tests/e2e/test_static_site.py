@@ -1,0 +1,37 @@
+"""The site as a static bundle: any sub-path, and offline after one visit (service worker)."""
+
+from __future__ import annotations
+
+import build
+from conftest_helpers import BOOT_TIMEOUT_MS, poll
+
+
+def test_boots_under_a_sub_path(page, agent_server):
+    server = build.serve_static(build.ensure_built(), 0, base="/field/sitewalk/")
+    try:
+        seen: list[str] = []
+        page.on("request", lambda r: seen.append(r.url))
+        page.goto(build.app_url(server.url, agent_server))
+        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        site_requests = [u for u in seen if u.startswith(f"http://127.0.0.1:{server.port}/")]
+        assert site_requests and all(u.startswith(server.url) for u in site_requests), site_requests
+    finally:
+        server.stop()
+
+
+def test_reload_offline_boots_from_the_service_worker(app):
+    app.open()
+    page = app.page
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now controlled by the worker, which precaches the bundle
+    page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    poll(page, "navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    try:
+        page.reload()
+        # Python and every package come from the cache; the agent server is out of reach, and says so.
+        poll(page, "!!(window.__sitewalkBoot && window.__sitewalkBoot.packagesLoaded > 0)")
+        page.locator("#boot-error").wait_for(state="visible", timeout=60_000)
+        assert app.server_url in page.locator("#boot-error-message").inner_text()
+    finally:
+        page.context.set_offline(False)
