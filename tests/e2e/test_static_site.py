@@ -35,3 +35,20 @@ def test_reload_offline_boots_from_the_service_worker(app):
         assert app.server_url in page.locator("#boot-error-message").inner_text()
     finally:
         page.context.set_offline(False)
+
+
+def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, tmp_path):
+    import shutil
+
+    dist = tmp_path / "dist"
+    shutil.copytree(build.ensure_built(), dist)
+    wheel = next((dist / "wheels").glob("jinja2-*.whl"))
+    wheel.write_bytes(wheel.read_bytes()[:-100])  # truncated: its sha256 (subresource integrity) fails
+    server = build.serve_static(dist, 0)
+    try:
+        page.goto(build.app_url(server.url, agent_server))
+        page.locator("#boot-error").wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
+        assert "jinja2" in page.locator("#boot-error").inner_text().lower()
+        assert page.locator("body[data-ready='1']").count() == 0
+    finally:
+        server.stop()
