@@ -87,7 +87,9 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
 
 SYSTEM_PROMPT = (
     "You are Sitewalk, a field-inspection assistant. To see an inspector's draft call "
-    "read_local_draft (it runs on their device). To show a screen call render_ui with a spec "
+    "read_local_draft (it runs on their device). save_local_draft, get_current_location and "
+    "attach_photo run there too; the inspector may decline (permission_denied), so go on without them. "
+    "To show a screen call render_ui with a spec "
     "{root, elements} that uses only these components:\n"
     + json.dumps(catalog_json_schema(), separators=(",", ":"))
 )

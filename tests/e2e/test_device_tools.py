@@ -164,3 +164,17 @@ def test_photo_cancelled_is_permission_denied_and_not_an_image_is_invalid(app):
     app.wait_finished("inspection-83")
     call = app.tool_call("attach_photo")
     assert call.get_attribute("data-state") == "failed" and "invalid_args" in call.inner_text()
+
+
+def test_purpose_dialog_takes_focus_and_escape_declines(app):
+    app.page.add_init_script(COUNT_GEOLOCATION)
+    app.open()
+    app.begin("inspection-75", "script: locate")
+    dialog = _purpose_dialog(app, "inspection-75")
+    assert app.page.evaluate("document.activeElement.id") == "sw-device-decline"  # the safe answer has focus
+    assert app.page.evaluate("document.getElementById('sw-device-dialog').matches(':modal')")
+    app.page.keyboard.press("Escape")
+    app.wait_finished("inspection-75")
+    assert dialog.is_hidden()
+    assert "permission_denied" in app.tool_call("get_current_location").inner_text()
+    assert app.page.evaluate("window.__geoCalls") == 0
