@@ -42,8 +42,8 @@ def test_a_last_line_without_newline_is_applied_on_close():
 
 def test_bad_lines_become_issues_and_change_nothing():
     bad = [
-        "not json",
-        json.dumps([1, 2]),
+        "{not json",
+        json.dumps({"path": "/root", "value": "x"}),
         json.dumps({"op": "frobnicate", "path": "/root"}),
         json.dumps({"op": "add", "path": "/elements/ghost/props/title", "value": "x"}),
         json.dumps({"op": "remove", "path": "/elements/nope"}),
@@ -89,3 +89,10 @@ def test_a_bad_line_in_the_stream_leaves_the_last_good_screen():
     assert [i.code for i in issues] == ["invalid_patch"]
     final = screen.finish(stream2.spec)
     assert [i.code for i in final] == ["invalid_props"] and screen.shown == good
+
+
+def test_lines_that_are_not_patches_are_skipped_like_json_render():
+    stream = PatchStream()
+    text = "Here is the screen:\n```jsonl\n" + TEXT + "```\n\n"
+    assert feed_all(stream, text, 13) == []
+    assert stream.skipped == 3 and stream.applied == len(LINES)

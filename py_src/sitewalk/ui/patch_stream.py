@@ -5,8 +5,11 @@
 
 Ops are applied with the maintained `jsonpatch` library, in place (each op costs what it
 touches, not the document). Lines are split incrementally; only the unfinished last line is
-kept. A bad line (not JSON, not an op, a path that does not resolve, a failed `test`) becomes
-an `invalid_patch` issue and is skipped: the document stays as it was before that line.
+kept. As in json-render, a line that does not start with `{` is not a patch (prose, a code
+fence) and is skipped (`skipped` counts them). A bad patch line (not JSON, not an op, a path
+that does not resolve, a failed `test`) becomes an `invalid_patch` issue and is skipped: the
+document stays as it was before that line. Unlike json-render, missing parents are not
+created: RFC 6902 `add` needs the parent to exist.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class PatchStream:
         self.spec: dict[str, Any] = spec if spec is not None else empty_spec()
         self.issues: list[Issue] = []
         self.applied = 0  # ops applied
+        self.skipped = 0  # non-empty lines that were not patches
         self.line_no = 0
         self._tail: list[str] = []
         self._tail_len = 0
@@ -86,7 +90,9 @@ class PatchStream:
 
     def _line(self, line: str, issues: list[Issue]) -> None:
         self.line_no += 1
-        if not line.strip():
+        line = line.strip()
+        if not line.startswith("{"):
+            self.skipped += bool(line)
             return
         try:
             op = json.loads(line)
