@@ -1,0 +1,57 @@
+"""Differential test of JSON-patch line streams: our PatchStream vs @json-render/core's
+compileSpecStream, from the same empty spec. Same final document, except where listed."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sitewalk.ui.patch_stream import PatchStream
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted((Path(__file__).parent / "fixtures" / "patches").glob("*.jsonl"))
+JS = ROOT / "tests" / "js"
+
+# file -> why the documents differ on purpose
+DELIBERATE = {
+    "missing_parent.jsonl": "RFC 6902: add needs an existing parent; json-render creates it. "
+                            "Sitewalk reports invalid_patch and skips the line.",
+}
+
+
+def ours(path: Path) -> PatchStream:
+    stream = PatchStream()
+    text = path.read_text()
+    for i in range(0, len(text), 17):
+        stream.feed(text[i:i + 17])
+    stream.close()
+    return stream
+
+
+@pytest.fixture(scope="module")
+def theirs() -> dict[str, dict]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the differential test against @json-render/core needs it")
+    if not (JS / "node_modules" / "@json-render" / "core").is_dir():
+        pytest.fail("@json-render/core is not installed in tests/js: run ./sw test (or npm ci --prefix tests/js)")
+    done = subprocess.run([node, str(JS / "compile_streams.mjs"), *map(str, CORPUS)], cwd=JS,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return {v["file"]: v for v in map(json.loads, done.stdout.splitlines())}
+
+
+def test_corpus_is_there():
+    assert len(CORPUS) >= 5 and set(DELIBERATE) <= {p.name for p in CORPUS}
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_same_document_as_json_render_except_where_listed(path, theirs):
+    stream, verdict = ours(path), theirs[path.name]
+    assert verdict["error"] is None, verdict
+    if path.name in DELIBERATE:
+        assert stream.spec != verdict["spec"] and {i.code for i in stream.issues} == {"invalid_patch"}
+    else:
+        assert stream.issues == [] and stream.spec == verdict["spec"]
