@@ -46,3 +46,16 @@ def test_contract_digest_is_stable_and_changes_with_the_schema():
     from dataclasses import replace
 
     assert replace(contract, args=Renamed).digest != contract.digest
+
+
+def test_server_pydantic_is_the_browser_bundles_pydantic():
+    """Contract digests hash pydantic's JSON Schema output: both sides must run the same pydantic."""
+    import tomllib
+    from pathlib import Path
+
+    import pydantic
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    wheels = pyproject["tool"]["sitewalk"]["bundle"]
+    pinned = next(w["version"] for w in wheels["wheels"] if w["name"] == "pydantic")
+    assert pydantic.VERSION == pinned
