@@ -1,0 +1,64 @@
+"""Benchmark (CPython): a spec streamed in 20-byte fragments vs one parse of the final JSON.
+
+Prints, at 25, 50 and 100 KB, the incremental assembly time (SpecStream: parser plus element
+tracking), one json.loads of the final text, their ratio, and the characters scanned per
+character of input. Target (DESIGN): <= 3x and the same ratio at every size (linear). Only the
+work count is asserted; times are reported.
+"""
+
+import json
+import statistics
+import time
+
+import pytest
+
+from sitewalk.ui.spec_stream import SpecStream
+
+pytestmark = pytest.mark.bench
+FRAGMENT = 20
+
+
+def spec_of(n_bytes):
+    elements = {"root": {"type": "Stack", "props": {"gap": "md"}, "children": []}}
+    i = 0
+    while len(json.dumps(elements)) < n_bytes:
+        key = f"f{i}"
+        elements[key] = {"type": "Field", "props": {"label": f"Finding {i}", "value": "corrosion on the rail, " * 2}}
+        elements["root"]["children"].append(key)
+        i += 1
+    return {"root": "root", "elements": elements}
+
+
+def _median_time(fn, runs=5):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def test_streamed_spec_assembly_against_one_parse():
+    rows = []
+    for size in (25_000, 50_000, 100_000):
+        text = json.dumps(spec_of(size))
+        pieces = [text[i:i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
+        scanned = []
+
+        def stream():
+            s = SpecStream()
+            for piece in pieces:
+                s.feed(piece)
+            s.close()
+            scanned.append(s.chars_scanned)
+
+        t_stream = _median_time(stream)
+        t_parse = _median_time(lambda: json.loads(text))
+        rows.append((size, t_stream, t_parse, scanned[-1] / len(text)))
+    print()
+    for size, t_stream, t_parse, per_char in rows:
+        print(f"ui-stream {size // 1000:>3} KB in {FRAGMENT}-byte fragments: {t_stream * 1e3:7.2f} ms, "
+              f"one json.loads {t_parse * 1e3:6.3f} ms, ratio {t_stream / t_parse:5.1f}x, "
+              f"{per_char:.2f} chars scanned per char")
+    per_chars = [r[3] for r in rows]
+    assert max(per_chars) - min(per_chars) < 0.05  # linear work
