@@ -1,4 +1,11 @@
-"""Generative UI: validate a spec against the catalog and render it with trusted templates."""
+"""Generative UI: validate a spec against the catalog and render it with trusted templates.
+
+Modules, one concern each (none touches `js`): validate (issues with codes and repairs),
+render (jinja2 registry), partial_json (incremental parser of streamed arguments), spec_stream
+(which elements arrived), patch_stream (RFC 6902 line streams), progressive (what to show while
+a spec streams), current (which spec owns the screen), live (the three together for a view),
+__main__ (`python -m sitewalk.ui check|render|schema`). Import the streaming ones directly.
+"""
 
 from .validate import Issue, validate_spec
 from .render import render_spec
