@@ -178,3 +178,20 @@ def test_purpose_dialog_takes_focus_and_escape_declines(app):
     assert dialog.is_hidden()
     assert "permission_denied" in app.tool_call("get_current_location").inner_text()
     assert app.page.evaluate("window.__geoCalls") == 0
+
+
+# Chromium has no way to make a real device report "no position" (without a source it times out),
+# so this one is simulated: the platform's error callback gets code 2, POSITION_UNAVAILABLE.
+NO_POSITION = """
+navigator.geolocation.getCurrentPosition = (ok, fail) =>
+  setTimeout(() => fail({code: 2, message: "Position source unavailable"}), 10);
+"""
+
+
+def test_location_with_no_position_is_unavailable(app):
+    app.page.add_init_script(NO_POSITION)
+    app.page.context.grant_permissions(["geolocation"])
+    call, calls = _located(app, "inspection-76", "script: locate", "Allow")
+    assert call.get_attribute("data-state") == "failed" and "unavailable" in call.inner_text()
+    assert calls == 1
+    assert "could not get the position (unavailable" in app.page.locator("#sw-transcript").inner_text()
