@@ -7,15 +7,17 @@ through a `View`, so the same code runs in the browser and under CPython tests.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from .contracts.spec import RENDER_UI_TOOL
 from .agentserver.client import AgentServerClient, pending_interrupts
+from .headless.delivery import AnswerBook, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
 from .streaming import CallState, RunAssembler, ToolCallProgress
 from .timeline import Checkpoint, build_timeline
-from .ui.render import render_spec
-from .ui.validate import Issue, validate_spec
+from .ui.current import SpecCandidate
+from .ui.live import LiveScreen
+from .ui.validate import Issue
 
 ASSISTANT_ID = "inspection"
 STREAM_MODES = ("values", "updates", "messages-tuple")
@@ -26,12 +28,18 @@ class View(Protocol):
     def status(self, text: str) -> None: ...
     def agent_text(self, message_id: str, text: str) -> None: ...
     def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None: ...
-    def screen(self, html: str, spec: dict[str, Any]) -> None: ...
+    def screen(self, spec: dict[str, Any]) -> None: ...
     def screen_issues(self, issues: list[Issue]) -> None: ...
     def timeline(self, checkpoints: list[Checkpoint]) -> None: ...
 
 
 class InspectionSession:
+    # Set by the app: where answers are kept before sending (exactly once across reloads), who is
+    # told of a contract that differs from the agent's, and of the thread a start created.
+    book: Optional[AnswerBook] = None
+    on_contract_mismatch: Optional[Callable[[ContractMismatch], None]] = None
+    on_thread: Optional[Callable[[str], None]] = None
+
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
                  assistant_id: str = ASSISTANT_ID):
         self.client = client
@@ -39,13 +47,22 @@ class InspectionSession:
         self.view = view
         self.assistant_id = assistant_id
         self.thread_id: Optional[str] = None
-        self.spec_identity: Optional[dict[str, Any]] = None
+        self.spec_identity: Optional[dict[str, Any]] = None  # the server's identity of the screen shown
+        self.live = LiveScreen()  # which render_ui call owns the screen, and what of it can show
+        self._message_order: dict[str, int] = {}
+        self._fed: dict[tuple[str, str, int], int] = {}  # render_ui call -> argument fragments fed
+        self._completed: set[str] = set()  # render_ui calls whose final spec was judged
+        self._on_screen: Optional[dict[str, Any]] = None
         self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
         self.settled: set[str] = set()  # tool calls whose end the view has shown
+        self.contract_mismatches: list[ContractMismatch] = []  # both directions, as found
+        self._mismatches_shown: set[str] = set()
 
     async def start(self, inspection_id: str, note: str = "") -> None:
         thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
         self.thread_id = thread["thread_id"]
+        if self.on_thread is not None:
+            self.on_thread(self.thread_id)
         self.view.status(f"Inspection {inspection_id}: thread {self.thread_id}")
         text = f"Start inspection {inspection_id}" + (f"\n{note}" if note else "")
         message = {"role": "user", "content": text}
@@ -82,10 +99,34 @@ class InspectionSession:
 
     def _show_call(self, call: ToolCallProgress) -> None:
         self.view.tool_call(call.id or "?", call.name or "?", call.state, call.args_text)
-        if call.name == RENDER_UI_TOOL and call.state == CallState.args_ready and call.args is not None:
-            # Show the screen as soon as its arguments are complete; the server validates it again.
-            identity = {"message_id": call.key[1], "tool_call_id": call.id, "revision": 0}
-            self._show_spec({**call.args, "identity": identity})
+        if call.name != RENDER_UI_TOOL or not call.id:
+            return
+        # Progressive: the call's new argument fragments go to its own incremental parser; the
+        # screen follows as soon as the new root and the elements it lists can render.
+        candidate = self._candidate(call.key[1], call.key[2], call.id)
+        fed = self._fed.get(call.key, 0)
+        for text in call.fragments[fed:]:
+            self.live.fragment(candidate, text)
+        self._fed[call.key] = len(call.fragments)
+        if call.state == CallState.args_ready and call.id not in self._completed:
+            # The arguments are complete: validate the final spec (the server validates it again).
+            self._completed.add(call.id)
+            issues = self.live.complete(candidate, call.args)
+            self._push_screen()
+            if issues:
+                self.view.screen_issues(issues)  # the last good screen stays
+            return
+        self._push_screen()
+
+    def _candidate(self, message_id: str, call_index: int, tool_call_id: str) -> SpecCandidate:
+        index = self._message_order.setdefault(message_id, len(self._message_order))
+        return SpecCandidate(index, call_index, RENDER_UI_TOOL, tool_call_id, 0, message_id=message_id)
+
+    def _push_screen(self) -> None:
+        shown = self.live.shown
+        if shown is not None and shown is not self._on_screen and shown != self._on_screen:
+            self._on_screen = shown
+            self.view.screen(shown)
 
     def _settle_calls(self, messages: list[Any]) -> None:
         """A tool message in the state is the server's word on how a call ended."""
@@ -102,36 +143,91 @@ class InspectionSession:
                                 CallState.failed if failed else CallState.succeeded, detail)
 
     async def _answer_pending(self) -> dict[str, Any]:
+        """Answers for the headless tools the thread waits on, each call run at most once.
+
+        A call this device answered before (the same interrupt again, or a reload that finds the
+        server still waiting) gets its recorded envelope again; a contract that differs from the
+        agent's is answered with contract_mismatch without running the tool.
+        """
         state = await self.client.threads.get_state(self.thread_id)
+        for mismatch in server_mismatches(state):
+            self._contract_mismatch(mismatch)
         answers: dict[str, Any] = {}
         for interrupt in pending_interrupts(state):
             call = headless_tool_call(interrupt.get("value"))
             if call is None:
                 continue  # not a headless tool (e.g. human review): another part of the app answers it
             call_id = str(call.get("id"))
-            self.view.tool_call(call_id, call["name"], CallState.running)
-            answer = await self.registry.answer(interrupt["value"])
-            envelope = answer[call_id]
-            self.outcomes[call_id] = envelope
+            envelope = await self._recorded(call_id)
+            if envelope is None:
+                self.view.tool_call(call_id, call["name"], CallState.running)
+                envelope = client_mismatch(interrupt["value"], implemented=set(self.registry.names))
+                if envelope is None:
+                    envelope = (await self.registry.answer(interrupt["value"]))[call_id]
+                self.outcomes[call_id] = envelope
+                if self.book is not None:  # kept on the device before it is sent
+                    await self.book.record(self.thread_id, interrupt.get("id"), envelope)
+            mismatch = mismatch_of(envelope)
+            if mismatch is not None:
+                self._contract_mismatch(mismatch)
             state_name = CallState.succeeded if envelope["ok"] else CallState.failed
             detail = "" if envelope["ok"] else f"{envelope['error']['code']}: {envelope['error']['message']}"
             self.view.tool_call(call_id, call["name"], state_name, detail)
             self.settled.add(call_id)
-            answers[interrupt["id"]] = answer
+            answers[interrupt["id"]] = {call_id: envelope}
         return answers
 
+    async def _recorded(self, call_id: str) -> Optional[dict[str, Any]]:
+        """The envelope already answered for a call, in this page or (with a book) before a reload."""
+        if call_id in self.outcomes:
+            return self.outcomes[call_id]
+        if self.book is None:
+            return None
+        record = await self.book.get(self.thread_id, call_id)
+        if record is None:
+            return None
+        self.outcomes[call_id] = record["envelope"]
+        return record["envelope"]
+
+    def _contract_mismatch(self, mismatch: ContractMismatch) -> None:
+        if mismatch.tool_call_id in self._mismatches_shown:
+            return
+        self._mismatches_shown.add(mismatch.tool_call_id)
+        self.contract_mismatches.append(mismatch)
+        if self.on_contract_mismatch is not None:
+            self.on_contract_mismatch(mismatch)
+
+    async def rejoin(self, thread_id: str) -> bool:
+        """Carry on with a thread after a reload: answer what it still waits on (each call once).
+
+        Returns whether the thread was waiting on this client.
+        """
+        self.thread_id = thread_id
+        answers = await self._answer_pending()
+        if answers:
+            await self.run(command={"resume": answers})
+        else:
+            await self.refresh_timeline()
+        return bool(answers)
+
     def _show_spec(self, ui_spec: Any) -> None:
+        """The server's stored screen (validated there): shown if its call was not streamed here."""
         if not isinstance(ui_spec, dict):
             return
         identity = ui_spec.get("identity") or {}
-        if self.spec_identity and _same_spec(identity, self.spec_identity):
+        call_id = str(identity.get("tool_call_id") or "")
+        if call_id and self.live.current.is_current(call_id):
+            self.spec_identity = identity
+        if not call_id or call_id in self._completed:
             return  # the same spec again (e.g. in a later values event): nothing to redraw
-        issues = validate_spec({k: v for k, v in ui_spec.items() if k != "identity"})
+        self._completed.add(call_id)
+        candidate = self._candidate(str(identity.get("message_id") or call_id), 0, call_id)
+        issues = self.live.complete(candidate, {k: v for k, v in ui_spec.items() if k != "identity"})
+        if self.live.current.is_current(call_id) and not issues:
+            self.spec_identity = identity
+        self._push_screen()
         if issues:
-            self.view.screen_issues(issues)  # the last good screen stays
-            return
-        self.spec_identity = identity
-        self.view.screen(render_spec(ui_spec), ui_spec)
+            self.view.screen_issues(issues)
 
     async def refresh_timeline(self) -> list[Checkpoint]:
         history: list[dict[str, Any]] = []
@@ -140,11 +236,6 @@ class InspectionSession:
         checkpoints = build_timeline(history)
         self.view.timeline(checkpoints)
         return checkpoints
-
-
-def _same_spec(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    # One render_ui call is one screen: the server's stored copy of a call already shown is not new.
-    return bool(a.get("tool_call_id")) and a.get("tool_call_id") == b.get("tool_call_id")
 
 
 def _error_summary(content: Any) -> str:

@@ -36,7 +36,7 @@ from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
-from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id  # noqa: E402
+from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, scenario_of  # noqa: E402
 
 try:  # the catalog validator (issues with codes and repair hints); structure-only without it
     from sitewalk.ui.validate import validate_spec as _validate_spec  # noqa: E402
@@ -237,6 +237,7 @@ _MODEL = _BASE_MODEL.bind_tools(TOOL_SCHEMAS)
 
 
 MAX_FRAGMENT_DELAY_MS = 2000
+SLOW_UI_DELAY_MS = 40  # the `script: slow-ui` scenario's pacing, so a browser sees the screen build up
 
 
 async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any]:
@@ -244,6 +245,8 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
     if _SCRIPTED:
         # Pacing for demos and for recording slow streams (heartbeats): configurable.fragment_delay_ms.
         delay = (config.get("configurable") or {}).get("fragment_delay_ms")
+        if delay is None and scenario_of(state.get("messages", [])) == "slow-ui":
+            delay = SLOW_UI_DELAY_MS
         if isinstance(delay, (int, float)) and delay > 0:
             kwargs["fragment_delay"] = min(float(delay), MAX_FRAGMENT_DELAY_MS) / 1000.0
     response = await _MODEL.ainvoke([SystemMessage(SYSTEM_PROMPT), *state.get("messages", [])], **kwargs)

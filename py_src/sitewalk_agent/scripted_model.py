@@ -20,6 +20,9 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
 - `locate`: first call `get_current_location` (its `timeout_ms` taken from a `timeout_ms=N` in the
   message, 10000 otherwise), say where the device is or why not, then go on with the draft;
 - `photo`: first call `attach_photo`, say what was attached or why not, then go on with the draft.
+- `slow-ui`: the draft's screen is a bigger one (`inspection_screen`: a Stack with the card, fields,
+  a checklist and a ConfirmButton), its arguments streamed slowly (the graph paces them) so a
+  browser can watch it build up.
 """
 
 from __future__ import annotations
@@ -157,6 +160,33 @@ def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def inspection_screen(draft: dict[str, Any]) -> dict[str, Any]:
+    """A screen of several elements for a draft: card, badge, fields, checklist, text, confirm.
+
+    The root comes first and the card's children last, so a streamed copy shows the root with
+    its parts first, then fills the card in."""
+    card = card_spec(draft)["elements"]
+    card["card"]["children"] = ["risk", "facts"]
+    elements = {
+        "screen": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "steps", "note", "confirm"]},
+        "card": card["card"],
+        "steps": {"type": "Checklist", "props": {"title": "On site", "items": [
+            {"id": "photos", "label": "Photograph each finding"},
+            {"id": "measure", "label": "Measure the corroded area"},
+            {"id": "tag", "label": "Tag the loose bolt"}]}, "children": []},
+        "note": {"type": "Text", "props": {"text": "Confirm to ask the agent for a work order."}, "children": []},
+        "confirm": {"type": "ConfirmButton", "props": {"label": "Create work order", "action": "create_work_order",
+                                                       "subject": "risk-1"}, "children": []},
+        "risk": card["risk"],
+        "facts": {"type": "Row", "props": {"gap": "sm"}, "children": ["inspector", "count"]},
+        "inspector": {"type": "Field", "props": {"label": "Inspector", "value": str(draft.get("inspector", ""))},
+                      "children": []},
+        "count": {"type": "Field", "props": {"label": "Findings", "value": str(len(draft.get("findings", [])))},
+                  "children": []},
+    }
+    return {"root": "screen", "elements": elements}
+
+
 _TIMEOUT_MS = re.compile(r"\btimeout_ms=(\d{1,6})\b")
 
 
@@ -203,7 +233,8 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             if outcome.get("ok"):
                 draft = dict(outcome.get("result") or {})
                 draft.setdefault("inspection_id", inspection_id)
-                return Turn("", "render_ui", card_spec(draft))
+                screen = inspection_screen(draft) if scenario == "slow-ui" else card_spec(draft)
+                return Turn("", "render_ui", screen)
             error = outcome.get("error") or {}
             code = error.get("code", "internal")
             message = error.get("message", "")

@@ -27,7 +27,7 @@ class RecordingView:
     def tool_call(self, call_id, name, state, detail=""):
         self.events.append(("tool_call", name, state, detail))
 
-    def screen(self, html, spec):
+    def screen(self, spec):
         self.screens.append(spec)
 
     def screen_issues(self, issues):
@@ -59,7 +59,8 @@ def test_session_answers_the_tool_and_shows_the_card_once(agent_server):
     states = view.states("read_local_draft")
     assert states[0] == "collecting_args" and "args_ready" in states
     assert states[-2:] == ["running", "succeeded"]
-    assert len(view.screens) == 1  # shown when its arguments completed; the stored copy is not redrawn
+    # shown as its arguments streamed; the final spec equals it and the stored copy is not redrawn
+    assert len(view.screens) == 1
     assert view.screens[0]["elements"]["card"]["props"]["site"] == "Pier 4"
     assert any("is on screen" in t for t in view.texts.values())
     assert view.checkpoints and view.checkpoints[-1].current and view.checkpoints[0].node == "input"

@@ -1,16 +1,32 @@
-"""The DOM side of `session.View`: each update touches only its own node."""
+"""The DOM side of `session.View`: each update touches only its own node.
+
+The generative-UI screen goes through the keyed renderer (`renderer.KeyedRenderer`): only the
+elements that changed are re-rendered, at most once per animation frame, and clicks on
+ConfirmButtons reach `on_action` (the session sets it) through one delegated listener.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Optional
 
 from .. import bridge
 from ..timeline import Checkpoint
 from ..ui.render import render_template
 from ..ui.validate import Issue
+from .renderer import KeyedRenderer
 
 
 class DomView:
+    def __init__(self) -> None:
+        self.on_action: Optional[Callable[[str, str, str], Any]] = None
+        self.renderer = KeyedRenderer("sw-screen", on_action=self._action)
+        self.renderer.attach()
+
+    def _action(self, element_id: str, action: str, subject: str) -> Any:
+        if self.on_action is not None:
+            return self.on_action(element_id, action, subject)
+        return None
+
     def reset(self) -> None:
         for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
             bridge.set_html(node_id, "")
@@ -28,8 +44,8 @@ class DomView:
         node.dataset.tool = name
         node.innerHTML = render_template("tool_call.j2", name=name, state=state, detail=detail)
 
-    def screen(self, html: str, spec: dict[str, Any]) -> None:
-        bridge.set_html("sw-screen", html)
+    def screen(self, spec: dict[str, Any]) -> None:
+        self.renderer.show(spec)
         bridge.set_html("sw-screen-issues", "")
 
     def screen_issues(self, issues: list[Issue]) -> None:

@@ -1,0 +1,125 @@
+"""The keyed DOM renderer of the generative-UI screen (browser side of `sitewalk.ui.keyed`).
+
+One node per element id, kept between specs. `show(spec)` only records the spec to show; at the
+next animation frame the renderer compares it with the spec on screen (`plan_update`), renders
+the dirty elements' shallow templates, fills their slots with the children's existing nodes and
+puts each top dirty node in place of its old one. Several `show` calls within a frame make one
+DOM pass. Clicks are delegated: one listener on the screen container, `on_action(element_id,
+action, subject)` for a `[data-sw-action]` button.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from typing import Any, Callable, Optional
+
+import js  # type: ignore[import-not-found]
+from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
+
+from .. import bridge
+from ..ui.keyed import SLOT_TAG, plan_update, shallow_html
+
+__all__ = ["KeyedRenderer"]
+
+
+class KeyedRenderer:
+    def __init__(self, container_id: str = "sw-screen",
+                 on_action: Optional[Callable[[str, str, str], Any]] = None) -> None:
+        self.container_id = container_id
+        self.on_action = on_action
+        self.shown: Optional[dict[str, Any]] = None  # the spec the DOM shows
+        self.passes = 0  # DOM passes done (one per animation frame at most)
+        self._nodes: dict[str, Any] = {}
+        self._pending: Optional[dict[str, Any]] = None
+        self._frame_requested = False
+        self._listener: Any = None
+        self._template = js.document.createElement("template")
+
+    def attach(self) -> None:
+        """Delegate clicks on the container (call again after the container was recreated)."""
+        container = bridge.element(self.container_id)
+        if self._listener is None:
+            self._listener = create_proxy(self._on_click)
+        container.removeEventListener("click", self._listener)
+        container.addEventListener("click", self._listener)
+
+    def reset(self) -> None:
+        self.shown = None
+        self._pending = None
+        self._nodes.clear()
+        bridge.set_html(self.container_id, "")
+
+    def show(self, spec: dict[str, Any]) -> None:
+        """Show a validated (or progressive-filtered) spec at the next animation frame."""
+        self._pending = {"root": spec["root"], "elements": spec["elements"]}
+        if not self._frame_requested:
+            self._frame_requested = True
+            js.requestAnimationFrame(create_once_callable(self._frame))
+
+    def flush(self) -> None:
+        """Apply a pending spec now (for benchmarks and tests)."""
+        if self._pending is not None:
+            spec, self._pending = self._pending, None
+            self._apply(spec)
+
+    def _frame(self, _timestamp: Any = None) -> None:
+        self._frame_requested = False
+        try:
+            self.flush()
+        except Exception as exc:  # never leave an exception inside the browser's frame callback
+            js.console.error("sitewalk renderer: " + "".join(traceback.format_exception(exc)))
+
+    def _apply(self, spec: dict[str, Any]) -> None:
+        plan = plan_update(self.shown, spec)
+        if plan.empty:
+            return
+        self.passes += 1
+        elements = spec["elements"]
+        container = bridge.element(self.container_id)
+        focused = bridge._or_none(js.document.activeElement)
+        old_nodes = {key: self._nodes.get(key) for key in plan.top}
+        used: set[str] = set()  # an element in several places: its node once, copies elsewhere
+        for key in plan.dirty:  # children first: their nodes exist when a parent fills its slots
+            self._template.innerHTML = shallow_html(key, elements[key])
+            node = self._template.content.firstElementChild
+            for slot in list(node.querySelectorAll(f"{SLOT_TAG}[data-sw-slot]")):
+                child = str(slot.dataset.swSlot)
+                child_node = self._nodes.get(child)
+                if child_node is None:
+                    slot.remove()
+                    continue
+                if child in used:
+                    child_node = child_node.cloneNode(True)
+                used.add(child)
+                slot.replaceWith(child_node)
+            self._nodes[key] = node
+        root = spec["root"]
+        for key in plan.top:
+            old = old_nodes.get(key)
+            if key == root:
+                continue
+            if old is not None and bridge._or_none(old.parentNode) is not None:
+                old.replaceWith(self._nodes[key])
+        root_node = self._nodes[root]
+        parent = bridge._or_none(root_node.parentNode)  # JS objects: compare nodes, not proxies
+        if parent is None or not container.isSameNode(parent) or container.childNodes.length != 1:
+            container.replaceChildren(root_node)
+        for key in plan.removed:
+            self._nodes.pop(key, None)
+        self.shown = spec
+        if focused is not None and focused.isConnected and not focused.isSameNode(js.document.activeElement):
+            focused.focus()  # a kept node that moved with a re-rendered parent lost focus: give it back
+
+    def _on_click(self, event: Any) -> None:
+        target = bridge._or_none(event.target)
+        button = bridge._or_none(target.closest("[data-sw-action]")) if target is not None else None
+        if button is None or self.on_action is None:
+            return
+        element_id = str(button.dataset.swId)
+        action = str(button.dataset.swAction)
+        subject = bridge._or_none(button.getAttribute("data-sw-subject")) or ""
+        result = self.on_action(element_id, action, str(subject))
+        if asyncio.iscoroutine(result):
+            task = asyncio.ensure_future(result)
+            task.add_done_callback(bridge._report_failure)

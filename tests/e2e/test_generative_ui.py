@@ -1,0 +1,146 @@
+"""Generative UI in Chromium: the keyed renderer, progressive screens, inert props, server-authorized actions."""
+
+from __future__ import annotations
+
+import json
+
+from conftest_helpers import poll
+
+DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
+         "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
+
+RUN_PY = "async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code); return r === undefined ? null : String(r); }"
+
+SPEC = {"root": "s", "elements": {
+    "s": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "list", "note"]},
+    "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
+    "risk": {"type": "RiskBadge", "props": {"level": "high"}, "children": []},
+    "list": {"type": "Checklist", "props": {"items": [{"id": "a", "label": "Railing"}, {"id": "b", "label": "Bolts"}]},
+             "children": []},
+    "note": {"type": "Text", "props": {"text": "hello"}, "children": []}}}
+
+
+def py(page, code: str):
+    return page.evaluate(RUN_PY, code)
+
+
+def setup_renderer(page, spec=SPEC):
+    """A KeyedRenderer on a container of its own, with `spec` on screen."""
+    page.evaluate("""() => { const d = document.createElement('div'); d.id = 'sw-test-screen';
+                              document.getElementById('app').appendChild(d); }""")
+    py(page, f"""
+import json
+from sitewalk.app.renderer import KeyedRenderer
+test_renderer = KeyedRenderer("sw-test-screen")
+test_renderer.show(json.loads({json.dumps(json.dumps(spec))}))
+test_renderer.flush()
+""")
+
+
+def observe(page, selector: str) -> None:
+    page.evaluate("""(sel) => { window.__muts = []; const target = document.querySelector(sel);
+      window.__obs = new MutationObserver((records) => { for (const r of records) window.__muts.push({
+        type: r.type, target: r.target.dataset ? (r.target.dataset.swId || r.target.id || r.target.tagName) : '#text',
+        added: [...r.addedNodes].map((n) => n.dataset ? n.dataset.swId : '#text'),
+        removed: [...r.removedNodes].map((n) => n.dataset ? n.dataset.swId : '#text')}); });
+      window.__obs.observe(target, {subtree: true, childList: true, attributes: true, characterData: true}); }""",
+                  selector)
+
+
+def mutations(page):
+    return page.evaluate("() => { window.__obs.takeRecords().forEach(() => {}); window.__obs.disconnect(); return window.__muts; }")
+
+
+def test_one_prop_changed_replaces_only_that_element_and_keeps_the_others_state(app):
+    app.open()
+    page = app.page
+    setup_renderer(page)
+    # state the renderer must keep: a ticked checkbox, a focused element, expandos on kept nodes
+    page.check("#sw-test-screen input[data-sw-item='b']")
+    page.evaluate("""() => { for (const n of document.querySelectorAll('#sw-test-screen [data-sw-id]')) n.__kept = n.dataset.swId; }""")
+    observe(page, "#sw-test-screen")
+    new = json.loads(json.dumps(SPEC))
+    new["elements"]["risk"]["props"]["level"] = "low"
+    py(page, f"test_renderer.show(json.loads({json.dumps(json.dumps(new))})); test_renderer.flush()")
+    records = mutations(page)
+    assert records == [{"type": "childList", "target": "card", "added": ["risk"], "removed": ["risk"]}]
+    kept = page.evaluate("() => [...document.querySelectorAll('#sw-test-screen [data-sw-id]')].filter((n) => n.__kept).map((n) => n.dataset.swId)")
+    assert sorted(kept) == ["card", "list", "note", "s"]
+    assert page.locator("#sw-test-screen [data-sw-id='risk']").get_attribute("aria-label") == "Risk low"
+    assert page.is_checked("#sw-test-screen input[data-sw-item='b']")
+
+
+def test_a_parent_re_render_keeps_its_children_nodes_and_focus(app):
+    app.open()
+    page = app.page
+    setup_renderer(page)
+    page.focus("#sw-test-screen input[data-sw-item='a']")
+    page.evaluate("() => { document.querySelector('#sw-test-screen [data-sw-id=\"list\"]').__kept = 1; }")
+    new = json.loads(json.dumps(SPEC))
+    new["elements"]["s"]["props"]["gap"] = "lg"
+    new["elements"]["s"]["children"] = ["list", "card"]  # reordered, note removed
+    del new["elements"]["note"]
+    py(page, f"test_renderer.show(json.loads({json.dumps(json.dumps(new))})); test_renderer.flush()")
+    ids = page.evaluate("() => [...document.querySelector('#sw-test-screen [data-sw-id=\"s\"]').children].map((n) => n.dataset.swId)")
+    assert ids == ["list", "card"]
+    assert page.evaluate("() => document.querySelector('#sw-test-screen [data-sw-id=\"list\"]').__kept") == 1
+    assert page.evaluate("() => document.activeElement.dataset.swItem") == "a"
+
+
+def test_several_updates_in_one_frame_make_one_dom_pass(app):
+    app.open()
+    page = app.page
+    setup_renderer(page)
+    before = int(py(page, "test_renderer.passes"))
+    code = []
+    for level in ("low", "medium", "critical"):
+        new = json.loads(json.dumps(SPEC))
+        new["elements"]["risk"]["props"]["level"] = level
+        code.append(f"test_renderer.show(json.loads({json.dumps(json.dumps(new))}))")
+    py(page, "\n".join(code))
+    poll(page, "document.querySelector(\"#sw-test-screen [data-sw-id='risk']\").getAttribute('aria-label') === 'Risk critical'",
+         timeout_s=10)
+    assert int(py(page, "test_renderer.passes")) == before + 1
+
+
+def test_a_streamed_screen_appears_step_by_step_and_keeps_its_nodes(app):
+    app.open()
+    page = app.page
+    app.seed_draft("inspection-61", DRAFT)
+    # record the number of rendered elements after each batch of mutations of the screen
+    page.evaluate("""() => { window.__counts = []; const screen = document.getElementById('sw-screen');
+      new MutationObserver(() => {
+        const root = screen.querySelector("[data-sw-id='screen']");
+        if (root && !root.__first) root.__first = window.__counts.length + 1;
+        window.__counts.push(screen.querySelectorAll('[data-sw-id]').length);
+      }).observe(screen, {subtree: true, childList: true}); }""")
+    app.start("inspection-61", note="script: slow-ui")
+    counts = page.evaluate("() => window.__counts")
+    assert counts[-1] == 9 and counts == sorted(counts), counts
+    assert len(set(counts)) >= 4, f"the screen did not build up step by step: {counts}"
+    assert page.evaluate("() => document.querySelector(\"#sw-screen [data-sw-id='screen']\").__first") == 1
+    assert app.tool_call("render_ui").get_attribute("data-state") == "succeeded"
+    assert page.locator("#sw-screen-issues li").count() == 0
+    assert "Ana Ruiz" in page.locator("#sw-screen [data-sw-id='inspector']").inner_text()
+
+
+PAYLOADS = ['<img src=x onerror="window.__pwned=1">', "<script>window.__pwned=2</script>",
+            '"><svg onload="window.__pwned=3"></svg>', "{{ 7*7 }} ${7*7} <b>bold</b>",
+            "javascript:window.__pwned=4"]
+
+
+def test_props_full_of_html_and_script_render_as_inert_text(app):
+    dialogs: list[str] = []
+    app.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    app.open()
+    page = app.page
+    draft = {"site": PAYLOADS[0], "inspector": PAYLOADS[2], "findings": PAYLOADS, "risk": "critical"}
+    app.seed_draft("inspection-66", draft)
+    app.start("inspection-66")
+    card = page.locator("#sw-screen [data-sw-id='card']")
+    text = card.inner_text()
+    for payload in PAYLOADS:
+        assert payload in text
+    assert page.locator("#sw-screen img, #sw-screen script, #sw-screen svg, #sw-screen b").count() == 0
+    assert page.evaluate("() => window.__pwned === undefined")
+    assert dialogs == []
