@@ -69,6 +69,11 @@ class HeadlessToolRegistry:
     def names(self) -> list[str]:
         return sorted(self._impls)
 
+    @property
+    def contracts(self) -> dict[str, ToolContract]:
+        """The contracts this client was built with (what the handshake compares)."""
+        return dict(self._contracts)
+
     def manifest(self) -> dict[str, str]:
         """Registered tools and their contract digests, for the handshake with the agent."""
         return {name: self._contracts[name].digest for name in self.names}
