@@ -35,6 +35,7 @@ from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
 from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse_result  # noqa: E402
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
+from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, scenario_of  # noqa: E402
 
@@ -55,6 +56,10 @@ class InspectionState(TypedDict, total=False):
     """The latest validated screen: {root, elements, identity: {message_id, tool_call_id, revision}}."""
     client_tools: Optional[dict[str, str]]
     """Tool name -> contract digest, as the client that drives this thread implements them."""
+    ui_actions: Optional[list[dict[str, Any]]]
+    """Actions the agent authorized and performed: {action, element_id, identity, idempotency_key, result}."""
+    ui_action_result: Optional[dict[str, Any]]
+    """The answer to the last action request: {status: done | replayed | refused, ...}."""
 
 
 # --- tools -------------------------------------------------------------------------------------
@@ -278,11 +283,52 @@ async def tools(state: InspectionState, config: RunnableConfig, *, store: Option
     return {"messages": results, **update}
 
 
+async def await_action(state: InspectionState, config: RunnableConfig, *,
+                       store: Optional[BaseStore] = None) -> dict[str, Any]:
+    """Wait for the inspector to press a ConfirmButton of the screen on record; authorize and do it.
+
+    The browser resumes the interrupt with {type: "ui_action", action, identity, element_id,
+    idempotency_key}; it never performs the action itself. See `sitewalk_agent.actions`.
+    """
+    ui_spec = state.get("ui_spec") or {}
+    expected = expected_actions(ui_spec)
+    resume = interrupt({"type": "ui_action_request", "identity": ui_spec.get("identity"),
+                        "actions": [{"element_id": key, **value} for key, value in expected.items()]})
+    request = resume
+    if isinstance(resume, dict) and resume.get("type") != "ui_action" and len(resume) == 1:
+        request = next(iter(resume.values()))  # keyed by interrupt id
+    reason = authorize(ui_spec, request)
+    base = {k: request.get(k) for k in ("action", "element_id", "idempotency_key")} if isinstance(request, dict) else {}
+    if reason:
+        return {"ui_action_result": {**base, "status": "refused", "reason": reason}}
+    ledger = ActionLedger(store, (config.get("configurable") or {}).get("thread_id"))
+    key = request["idempotency_key"]
+    recorded = await ledger.get(key)
+    if recorded is not None:  # a replay: answer what was done, change nothing
+        return {"ui_action_result": {**recorded, "status": "replayed"}}
+    button = expected[request["element_id"]]
+    reference = (work_order_id(state.get("inspection_id"), button["subject"], request["element_id"])
+                 if request["action"] == "create_work_order"
+                 else f"{request['action']}:{state.get('inspection_id') or 'unknown'}:{button['subject'] or request['element_id']}")
+    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"]}
+    result = await ledger.perform(request["action"], reference, record)
+    record = {**record, "result": result}
+    await ledger.put(key, record)
+    said = (f"Work order {reference} created." if result.get("created")
+            else f"Work order {reference} already exists.") if request["action"] == "create_work_order" \
+        else f"Done: {request['action'].replace('_', ' ')} ({reference})."
+    return {"ui_actions": [*(state.get("ui_actions") or []), record],
+            "ui_action_result": {**record, "status": "done"},
+            "messages": [AIMessage(content=said, id=new_id("msg"))]}
+
+
 def route_after_agent(state: InspectionState) -> str:
     messages = state.get("messages", [])
     last = messages[-1] if messages else None
     if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
         return "tools"
+    if expected_actions(state.get("ui_spec")):
+        return "await_action"  # the screen asks the inspector for a decision
     return END
 
 
@@ -290,8 +336,11 @@ def build_graph():
     builder = StateGraph(InspectionState)
     builder.add_node("agent", agent)
     builder.add_node("tools", tools)
+    builder.add_node("await_action", await_action)
     builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
+    builder.add_conditional_edges("agent", route_after_agent,
+                                  {"tools": "tools", "await_action": "await_action", END: END})
+    builder.add_edge("await_action", "await_action")  # keep waiting: the screen stays on
     builder.add_edge("tools", "agent")
     return builder.compile()
 

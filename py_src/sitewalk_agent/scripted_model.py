@@ -22,7 +22,9 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
 - `photo`: first call `attach_photo`, say what was attached or why not, then go on with the draft.
 - `slow-ui`: the draft's screen is a bigger one (`inspection_screen`: a Stack with the card, fields,
   a checklist and a ConfirmButton), its arguments streamed slowly (the graph paces them) so a
-  browser can watch it build up.
+  browser can watch it build up;
+- `confirm`: the same bigger screen, at full speed; its ConfirmButton's action is awaited by the
+  graph's `await_action` node.
 """
 
 from __future__ import annotations
@@ -233,7 +235,7 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             if outcome.get("ok"):
                 draft = dict(outcome.get("result") or {})
                 draft.setdefault("inspection_id", inspection_id)
-                screen = inspection_screen(draft) if scenario == "slow-ui" else card_spec(draft)
+                screen = inspection_screen(draft) if scenario in ("slow-ui", "confirm") else card_spec(draft)
                 return Turn("", "render_ui", screen)
             error = outcome.get("error") or {}
             code = error.get("code", "internal")

@@ -48,6 +48,12 @@ class DomView:
         self.renderer.show(spec)
         bridge.set_html("sw-screen-issues", "")
 
+    def action_result(self, element_id: str, status: str) -> None:
+        """The agent's answer to a ConfirmButton: done | replayed | refused, on the button."""
+        node = bridge.query(bridge.element("sw-screen"), f'[data-sw-id="{bridge.js.CSS.escape(element_id)}"]')
+        if node is not None:
+            node.dataset.swActionState = status
+
     def screen_issues(self, issues: list[Issue]) -> None:
         bridge.set_html("sw-screen-issues", render_template("issues.j2", issues=issues))
 

@@ -1,0 +1,85 @@
+"""Server-side authorization of the actions a ConfirmButton asks for.
+
+A catalog is not authorization. The browser only *asks*: it resumes the run's
+`ui_action_request` interrupt with {type: "ui_action", action, identity, element_id,
+idempotency_key}. The agent checks the request against its own state — the screen on record
+(`ui_spec`) has a ConfirmButton with that element id naming that action, the identity is that
+screen's, and the key is new — and only then performs the business action and records it in the
+Store. A request whose key was recorded already is a replay: the recorded outcome is answered
+again and nothing else happens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = ["ActionLedger", "authorize", "expected_actions", "work_order_id"]
+
+NAMESPACE = ("sitewalk", "ui_actions")
+WORK_ORDERS = ("sitewalk", "work_orders")
+MAX_KEY = 200
+
+
+def expected_actions(ui_spec: Optional[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """element id -> {action, subject, label} for each ConfirmButton of the screen on record."""
+    out: dict[str, dict[str, str]] = {}
+    for key, element in ((ui_spec or {}).get("elements") or {}).items():
+        if isinstance(element, dict) and element.get("type") == "ConfirmButton":
+            props = element.get("props") or {}
+            out[key] = {"action": str(props.get("action", "")), "subject": str(props.get("subject", "")),
+                        "label": str(props.get("label", ""))}
+    return out
+
+
+def authorize(ui_spec: Optional[dict[str, Any]], request: Any) -> Optional[str]:
+    """None when the request is allowed by the state; otherwise why not (one sentence)."""
+    if not isinstance(request, dict) or request.get("type") != "ui_action":
+        return "not a ui_action request"
+    identity = (ui_spec or {}).get("identity") or {}
+    asked = request.get("identity") if isinstance(request.get("identity"), dict) else {}
+    if not identity.get("tool_call_id") or asked.get("tool_call_id") != identity.get("tool_call_id"):
+        return "the action is for a screen that is not the current one"
+    expected = expected_actions(ui_spec).get(str(request.get("element_id") or ""))
+    if expected is None:
+        return f"the screen has no button {request.get('element_id')!r}"
+    if request.get("action") != expected["action"]:
+        return f"button {request.get('element_id')!r} asks for {expected['action']!r}, not {request.get('action')!r}"
+    key = request.get("idempotency_key")
+    if not isinstance(key, str) or not key or len(key) > MAX_KEY:
+        return "the action has no idempotency key"
+    return None
+
+
+def work_order_id(inspection_id: Optional[str], subject: str, element_id: str) -> str:
+    """The business key of a work order: the same inspection and subject give the same order."""
+    return f"work-order:{inspection_id or 'unknown'}:{subject or element_id}"
+
+
+class ActionLedger:
+    """Idempotency keys already used, with their outcome, in the Store (shared by every branch)."""
+
+    def __init__(self, store: Any = None, thread_id: Optional[str] = None) -> None:
+        self._store = store if thread_id else None
+        self._memory: dict[str, dict[str, Any]] = {}
+        self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
+
+    async def get(self, key: str) -> Optional[dict[str, Any]]:
+        if self._store is None:
+            return self._memory.get(key)
+        item = await self._store.aget(self._namespace, key)
+        return dict(item.value) if item is not None else None
+
+    async def put(self, key: str, record: dict[str, Any]) -> None:
+        if self._store is None:
+            self._memory[key] = record
+            return
+        await self._store.aput(self._namespace, key, record)
+
+    async def perform(self, name: str, order_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The business action itself (here: file the work order), keyed by its business id."""
+        if self._store is not None:
+            existing = await self._store.aget(WORK_ORDERS, order_id.replace(".", "_"))
+            if existing is not None:
+                return {"work_order": order_id, "created": False}
+            await self._store.aput(WORK_ORDERS, order_id.replace(".", "_"), record)
+        return {"work_order": order_id, "created": True}
