@@ -7,10 +7,11 @@ through a `View`, so the same code runs in the browser and under CPython tests.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from .contracts.spec import RENDER_UI_TOOL
 from .agentserver.client import AgentServerClient, pending_interrupts
+from .headless.delivery import AnswerBook, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
 from .streaming import CallState, RunAssembler, ToolCallProgress
 from .timeline import Checkpoint, build_timeline
@@ -33,6 +34,12 @@ class View(Protocol):
 
 
 class InspectionSession:
+    # Set by the app: where answers are kept before sending (exactly once across reloads), who is
+    # told of a contract that differs from the agent's, and of the thread a start created.
+    book: Optional[AnswerBook] = None
+    on_contract_mismatch: Optional[Callable[[ContractMismatch], None]] = None
+    on_thread: Optional[Callable[[str], None]] = None
+
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
                  assistant_id: str = ASSISTANT_ID):
         self.client = client
@@ -49,12 +56,19 @@ class InspectionSession:
         self._acting = False
         if hasattr(view, "on_action"):
             view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
+        self._acting = False
+        if hasattr(view, "on_action"):
+            view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
         self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
         self.settled: set[str] = set()  # tool calls whose end the view has shown
+        self.contract_mismatches: list[ContractMismatch] = []  # both directions, as found
+        self._mismatches_shown: set[str] = set()
 
     async def start(self, inspection_id: str, note: str = "") -> None:
         thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
         self.thread_id = thread["thread_id"]
+        if self.on_thread is not None:
+            self.on_thread(self.thread_id)
         self.view.status(f"Inspection {inspection_id}: thread {self.thread_id}")
         text = f"Start inspection {inspection_id}" + (f"\n{note}" if note else "")
         message = {"role": "user", "content": text}
@@ -135,23 +149,73 @@ class InspectionSession:
                                 CallState.failed if failed else CallState.succeeded, detail)
 
     async def _answer_pending(self) -> dict[str, Any]:
+        """Answers for the headless tools the thread waits on, each call run at most once.
+
+        A call this device answered before (the same interrupt again, or a reload that finds the
+        server still waiting) gets its recorded envelope again; a contract that differs from the
+        agent's is answered with contract_mismatch without running the tool.
+        """
         state = await self.client.threads.get_state(self.thread_id)
+        for mismatch in server_mismatches(state):
+            self._contract_mismatch(mismatch)
         answers: dict[str, Any] = {}
         for interrupt in pending_interrupts(state):
             call = headless_tool_call(interrupt.get("value"))
             if call is None:
                 continue  # not a headless tool (e.g. human review): another part of the app answers it
             call_id = str(call.get("id"))
-            self.view.tool_call(call_id, call["name"], CallState.running)
-            answer = await self.registry.answer(interrupt["value"])
-            envelope = answer[call_id]
-            self.outcomes[call_id] = envelope
+            envelope = await self._recorded(call_id)
+            if envelope is None:
+                self.view.tool_call(call_id, call["name"], CallState.running)
+                envelope = client_mismatch(interrupt["value"], self.registry.contracts,
+                                           implemented=set(self.registry.names))
+                if envelope is None:
+                    envelope = (await self.registry.answer(interrupt["value"]))[call_id]
+                self.outcomes[call_id] = envelope
+                if self.book is not None:  # kept on the device before it is sent
+                    await self.book.record(self.thread_id, interrupt.get("id"), envelope)
+            mismatch = mismatch_of(envelope)
+            if mismatch is not None:
+                self._contract_mismatch(mismatch)
             state_name = CallState.succeeded if envelope["ok"] else CallState.failed
             detail = "" if envelope["ok"] else f"{envelope['error']['code']}: {envelope['error']['message']}"
             self.view.tool_call(call_id, call["name"], state_name, detail)
             self.settled.add(call_id)
-            answers[interrupt["id"]] = answer
+            answers[interrupt["id"]] = {call_id: envelope}
         return answers
+
+    async def _recorded(self, call_id: str) -> Optional[dict[str, Any]]:
+        """The envelope already answered for a call, in this page or (with a book) before a reload."""
+        if call_id in self.outcomes:
+            return self.outcomes[call_id]
+        if self.book is None:
+            return None
+        record = await self.book.get(self.thread_id, call_id)
+        if record is None:
+            return None
+        self.outcomes[call_id] = record["envelope"]
+        return record["envelope"]
+
+    def _contract_mismatch(self, mismatch: ContractMismatch) -> None:
+        if mismatch.tool_call_id in self._mismatches_shown:
+            return
+        self._mismatches_shown.add(mismatch.tool_call_id)
+        self.contract_mismatches.append(mismatch)
+        if self.on_contract_mismatch is not None:
+            self.on_contract_mismatch(mismatch)
+
+    async def rejoin(self, thread_id: str) -> bool:
+        """Carry on with a thread after a reload: answer what it still waits on (each call once).
+
+        Returns whether the thread was waiting on this client.
+        """
+        self.thread_id = thread_id
+        answers = await self._answer_pending()
+        if answers:
+            await self.run(command={"resume": answers})
+        else:
+            await self.refresh_timeline()
+        return bool(answers)
 
     def _show_spec(self, ui_spec: Any) -> None:
         """The server's stored screen (validated there): shown if its call was not streamed here."""
@@ -171,6 +235,39 @@ class InspectionSession:
         self._push_screen()
         if issues:
             self.view.screen_issues(issues)
+
+    async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
+        """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
+
+        The browser never performs the business action: the agent authorizes the request against
+        its state (this screen, this button, this action, an unused key) and acts. The key names
+        the screen and the button, so pressing again (or a retry) is a replay the agent ignores.
+        """
+        if not self.thread_id or self._acting:
+            return None
+        self._acting = True
+        try:
+            state = await self.client.threads.get_state(self.thread_id)
+            waiting = next((i for i in pending_interrupts(state) if isinstance(i.get("value"), dict)
+                            and i["value"].get("type") == "ui_action_request"), None)
+            if waiting is None:
+                self.view.status(f"{action}: the agent is not waiting for a decision")
+                return None
+            identity = self.spec_identity or waiting["value"].get("identity") or {}
+            request = {"type": "ui_action", "action": action, "identity": identity, "element_id": element_id,
+                       "idempotency_key": f"ui:{identity.get('tool_call_id')}:{element_id}:{action}"}
+            await self.run(command={"resume": {waiting["id"]: request}})
+            state = await self.client.threads.get_state(self.thread_id)
+            result = (state.get("values") or {}).get("ui_action_result") or {}
+            status = str(result.get("status") or "unknown")
+            detail = result.get("reason") or (result.get("result") or {}).get("work_order") or ""
+            self.view.status(f"{action}: {status}" + (f" ({detail})" if detail else ""))
+            shown = getattr(self.view, "action_result", None)
+            if shown is not None:
+                shown(element_id, status)
+            return result
+        finally:
+            self._acting = False
 
     async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
         """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
