@@ -5,13 +5,15 @@ Entry point `main(config)` is called by web/boot.js once the packages are loaded
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any, Optional
 
 from .. import bridge
-from ..agentserver.client import AgentServerClient
+from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
-from ..headless import HeadlessToolRegistry, read_local_draft, save_local_draft
+from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
+from ..headless.delivery import AnswerBook, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import attach_photo
 from ..session import InspectionSession
@@ -38,6 +40,18 @@ async def main(config: Any) -> None:
     bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     bridge.shell().showApp()
     view = DomView()
+    answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
+    mismatches: list[ContractMismatch] = []
+
+    def show_mismatch(mismatch: ContractMismatch) -> None:
+        mismatches.append(mismatch)
+        _show_contract_mismatches(mismatches)
+
+    def new_session() -> InspectionSession:
+        session = InspectionSession(client, registry, view)
+        session.book = answers
+        session.on_contract_mismatch = show_mismatch
+        return session
 
     async def start(_event: Any) -> None:
         inspection_id = bridge.element("sw-inspection-id").value.strip()
@@ -45,7 +59,8 @@ async def main(config: Any) -> None:
             bridge.show_status("Enter an inspection id first.", error=True)
             return
         view.reset()
-        session = InspectionSession(client, registry, view)
+        session = new_session()
+        session.on_thread = lambda thread_id: _remember_thread(thread_id, inspection_id)
         bridge.element("sw-start").disabled = True
         try:
             await session.start(inspection_id, note=bridge.element("sw-note").value.strip())
@@ -78,6 +93,51 @@ async def main(config: Any) -> None:
     bridge.on("sw-start", "click", start)
     bridge.on("sw-save-draft", "click", save_draft)
     bridge.mark_ready()
+    await _rejoin(client, new_session)
+
+
+THREAD_SETTING = "sitewalk:current-thread"  # a small setting: {"thread_id", "inspection_id"}
+
+
+def _remember_thread(thread_id: str, inspection_id: str) -> None:
+    bridge.LocalStorageStore().set(THREAD_SETTING, json.dumps({"thread_id": thread_id,
+                                                               "inspection_id": inspection_id}))
+
+
+async def _rejoin(client: AgentServerClient, new_session: Any) -> None:
+    """After a reload: if the last thread still waits on a headless tool, carry on with it."""
+    try:
+        current = json.loads(bridge.LocalStorageStore().get(THREAD_SETTING) or "null")
+        thread_id, inspection_id = str(current["thread_id"]), str(current.get("inspection_id") or "")
+    except (ValueError, TypeError, KeyError):
+        return
+    try:
+        state = await client.threads.get_state(thread_id)
+    except AgentServerError:
+        return  # gone (another server, or deleted): nothing to carry on with
+    if not any(headless_tool_call(i.get("value")) for i in pending_interrupts(state)):
+        return
+    bridge.element("sw-inspection-id").value = inspection_id
+    bridge.element("sw-start").disabled = True
+    bridge.show_status(f"Inspection {inspection_id}: rejoined thread {thread_id}")
+    try:
+        await new_session().rejoin(thread_id)
+        bridge.show_status(f"Inspection {inspection_id}: run finished")
+    finally:
+        bridge.element("sw-start").disabled = False
+
+
+def _show_contract_mismatches(mismatches: list[ContractMismatch]) -> None:
+    """The visible version-mismatch state: one banner above the app, each tool with both digests."""
+    node = bridge.element("sw-contract-mismatch")
+    if node is None:
+        node = bridge.js.document.createElement("section")
+        node.id = "sw-contract-mismatch"
+        node.className = "sw-contract-mismatch"
+        node.setAttribute("role", "alert")
+        app = bridge.element("app")
+        app.insertBefore(node, app.firstChild)
+    node.innerHTML = render_template("contract_mismatch.j2", mismatches=mismatches)
 
 
 # A tool that waits for the inspector's answer gets longer than the registry's default.

@@ -1,0 +1,138 @@
+"""Contract handshake and exactly-once delivery in Chromium against real agent servers.
+
+A real version skew: a second `langgraph dev` serves the project's graph with read_local_draft's
+contract changed (tests/e2e/skewed_agent), while the app in the browser was built with the old one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import build
+from conftest_helpers import poll
+from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
+from sitewalk.contracts.tools import READ_LOCAL_DRAFT
+
+SKEWED = Path(__file__).resolve().parent / "skewed_agent"
+DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
+
+
+@pytest.fixture(scope="module")
+def skewed_server():
+    # langgraph.json's own settings, with the graph swapped for the skewed one (paths resolve from cwd)
+    config = json.loads((Path(build.ROOT) / "langgraph.json").read_text())
+    config["graphs"] = {"inspection": f"{SKEWED / 'graph.py'}:graph"}
+    workdir = Path(tempfile.mkdtemp(prefix="sitewalk-skew-"))
+    (workdir / "langgraph.json").write_text(json.dumps(config))
+    server = build.start_agent_server(config=workdir / "langgraph.json", cwd=workdir)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def _new_digest() -> str:
+    import dataclasses
+
+    return dataclasses.replace(READ_LOCAL_DRAFT, description=READ_LOCAL_DRAFT.description
+                               + " (v2: also returns attachments.)").digest
+
+
+def _run(coro):
+    """Run a coroutine on its own loop in a worker thread (Playwright's sync API owns this thread's loop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def _banner(app):
+    banner = app.page.locator("#sw-contract-mismatch")
+    banner.wait_for(state="visible")
+    return banner
+
+
+def test_contract_mismatch_found_by_the_agent_is_shown_with_both_digests(page, site, skewed_server, app_for):
+    """The app sends its manifest with the run; the newer agent refuses the call without asking the browser."""
+    app = app_for(skewed_server)
+    app.open()
+    app.seed_idb("sitewalk:draft:inspection-81", json.dumps({**DRAFT, "inspection_id": "inspection-81"}))
+    app.start("inspection-81")
+    banner = _banner(app)
+    item = banner.locator("li[data-tool='read_local_draft']")
+    assert item.get_attribute("data-found-by") == "server"
+    assert item.locator("code[data-digest='server']").inner_text() == _new_digest()
+    assert item.locator("code[data-digest='client']").inner_text() == READ_LOCAL_DRAFT.digest
+    call = app.tool_call("read_local_draft")
+    assert call.get_attribute("data-state") == "failed" and "contract_mismatch" in call.inner_text()
+
+
+def test_contract_mismatch_found_by_the_app_on_a_thread_another_client_started(page, site, skewed_server, app_for):
+    """A client without a manifest (as the official SDK) started the thread; the app rejoins it after a
+    reload, sees the interrupt's newer digest and answers contract_mismatch instead of running the tool."""
+
+    async def started_elsewhere():
+        async with AgentServerClient(skewed_server) as client:
+            thread = await client.threads.create()
+            async for _ in client.runs.stream(thread["thread_id"], "inspection", input={
+                    "messages": [{"role": "user", "content": "Start inspection inspection-82"}]}):
+                pass
+            return thread["thread_id"]
+
+    async def state_of(thread_id):
+        async with AgentServerClient(skewed_server) as client:
+            return await client.threads.get_state(thread_id)
+
+    thread_id = _run(started_elsewhere())
+    app = app_for(skewed_server)
+    app.open()
+    app.seed("sitewalk:current-thread", json.dumps({"thread_id": thread_id, "inspection_id": "inspection-82"}))
+    app.open()  # reload: the app rejoins the thread it finds in its settings
+    app.wait_finished("inspection-82")
+    item = _banner(app).locator("li[data-tool='read_local_draft']")
+    assert item.get_attribute("data-found-by") == "client"
+    assert item.locator("code[data-digest='server']").inner_text() == _new_digest()
+    state = _run(state_of(thread_id))
+    [tool_message] = [m for m in state["values"]["messages"] if m["type"] == "tool"]
+    body = json.loads(tool_message["content"])
+    assert body["error"]["code"] == "contract_mismatch" and body["error"]["detail"]["found_by"] == "client"
+    assert pending_interrupts(state) == []
+
+
+PIER = {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 12}
+
+
+def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(app, agent_server):
+    app.page.context.grant_permissions(["geolocation"])
+    app.page.context.set_geolocation(PIER)
+    app.open()
+    app.seed_idb("sitewalk:draft:inspection-83", json.dumps({**DRAFT, "inspection_id": "inspection-83"}))
+    app.begin("inspection-83", "script: locate")
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    app.open()  # reload in the middle of the tool: nothing was answered yet
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")  # rejoined: the pending call is run (asked) again, once
+    assert app.page.locator("#sw-status").inner_text().startswith("Inspection inspection-83: rejoined thread")
+    dialog.get_by_role("button", name="Allow").click()
+    app.wait_finished("inspection-83")
+    assert app.tool_call("get_current_location").get_attribute("data-state") == "succeeded"
+
+    async def state_of():
+        async with AgentServerClient(agent_server) as client:
+            return await client.threads.get_state(thread_id)
+
+    state = _run(state_of())
+    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    assert len(located) == 1 and json.loads(located[0]["content"])["ok"] is True
+    record = json.loads(app.idb_get(f"sitewalk:answered:{thread_id}:{located[0]['tool_call_id']}"))
+    assert record["envelope"]["result"]["latitude"] == pytest.approx(59.3293)
+    app.open()  # another reload: nothing pending, nothing asked
+    poll(app.page, "document.body.dataset.ready === '1'")
+    assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0
