@@ -111,5 +111,6 @@ def plan_update(old: Optional[dict[str, Any]], new: Optional[dict[str, Any]]) ->
     new_root = (new or {}).get("root")
     plan.top = [key for key in plan.dirty
                 if key == new_root or not any(p in dirty for p in parents.get(key, ()))]
-    plan.removed = [key for key in old_order if key not in set(new_order)]
+    new_set = set(new_order)
+    plan.removed = [key for key in old_order if key not in new_set]
     return plan
