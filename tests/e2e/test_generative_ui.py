@@ -155,27 +155,30 @@ def _thread_values(server_url: str, inspection_id: str) -> dict:
 
 
 def test_confirm_is_authorized_on_the_server_and_does_nothing_the_second_time(app):
+    import uuid
+
+    inspection = f"inspection-71-{uuid.uuid4().hex[:8]}"  # work orders outlive the server's threads
     app.open()
     page = app.page
-    app.seed_draft("inspection-71", DRAFT)
-    app.start("inspection-71", note="script: confirm")
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection, note="script: confirm")
     button = page.locator("#sw-screen [data-sw-id='confirm']")
     assert button.get_attribute("data-sw-action") == "create_work_order"
-    state = _thread_values(app.server_url, "inspection-71")
+    state = _thread_values(app.server_url, inspection)
     assert [i["value"]["type"] for i in state["interrupts"]] == ["ui_action_request"]
     assert not (state["values"].get("ui_actions") or [])  # rendering the button did nothing
 
     button.click()
     page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
     assert button.get_attribute("data-sw-action-state") == "done"
-    values = _thread_values(app.server_url, "inspection-71")["values"]
+    values = _thread_values(app.server_url, inspection)["values"]
     [record] = values["ui_actions"]
-    assert record["result"] == {"work_order": "work-order:inspection-71:risk-1", "created": True}
+    assert record["result"] == {"work_order": f"work-order:{inspection}:risk-1", "created": True}
     assert record["identity"] == values["ui_spec"]["identity"] and record["element_id"] == "confirm"
 
     button.click()  # the same button again: the same idempotency key, a replay
     page.wait_for_selector("#sw-status:has-text('create_work_order: replayed')")
-    after = _thread_values(app.server_url, "inspection-71")
+    after = _thread_values(app.server_url, inspection)
     assert after["values"]["ui_actions"] == values["ui_actions"]
     assert after["values"]["ui_action_result"]["status"] == "replayed"
     assert [i["value"]["type"] for i in after["interrupts"]] == ["ui_action_request"]  # still waiting

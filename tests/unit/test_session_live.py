@@ -72,3 +72,26 @@ def test_session_missing_draft_is_reported_by_the_agent(agent_server):
     assert view.states("read_local_draft")[-1] == "failed"
     assert any("not_found" in t for t in view.texts.values())
     assert view.screens == []
+
+
+def test_session_shows_a_streamed_screen_step_by_step_then_acts_through_the_agent(agent_server):
+    store = {draft_key("inspection-43"): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
+        view = RecordingView()
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, view)
+            await session.start("inspection-43", note="script: confirm")
+            first = await session.act("confirm", "create_work_order")
+            again = await session.act("confirm", "create_work_order")
+        return session, view, first, again
+
+    session, view, first, again = asyncio.run(go())
+    sizes = [len(s["elements"]) for s in view.screens]
+    assert sizes == sorted(sizes) and len(set(sizes)) >= 3 and sizes[-1] == 9, sizes
+    assert view.issues == []
+    assert first["status"] == "done" and first["result"]["work_order"] == "work-order:inspection-43:risk-1"
+    assert again["status"] == "replayed" and again["idempotency_key"] == first["idempotency_key"]
+    assert session.spec_identity["tool_call_id"] == first["identity"]["tool_call_id"]
