@@ -56,9 +56,6 @@ class InspectionSession:
         self._acting = False
         if hasattr(view, "on_action"):
             view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
-        self._acting = False
-        if hasattr(view, "on_action"):
-            view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
         self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope sent
         self.settled: set[str] = set()  # tool calls whose end the view has shown
         self.contract_mismatches: list[ContractMismatch] = []  # both directions, as found
@@ -235,39 +232,6 @@ class InspectionSession:
         self._push_screen()
         if issues:
             self.view.screen_issues(issues)
-
-    async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
-        """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
-
-        The browser never performs the business action: the agent authorizes the request against
-        its state (this screen, this button, this action, an unused key) and acts. The key names
-        the screen and the button, so pressing again (or a retry) is a replay the agent ignores.
-        """
-        if not self.thread_id or self._acting:
-            return None
-        self._acting = True
-        try:
-            state = await self.client.threads.get_state(self.thread_id)
-            waiting = next((i for i in pending_interrupts(state) if isinstance(i.get("value"), dict)
-                            and i["value"].get("type") == "ui_action_request"), None)
-            if waiting is None:
-                self.view.status(f"{action}: the agent is not waiting for a decision")
-                return None
-            identity = self.spec_identity or waiting["value"].get("identity") or {}
-            request = {"type": "ui_action", "action": action, "identity": identity, "element_id": element_id,
-                       "idempotency_key": f"ui:{identity.get('tool_call_id')}:{element_id}:{action}"}
-            await self.run(command={"resume": {waiting["id"]: request}})
-            state = await self.client.threads.get_state(self.thread_id)
-            result = (state.get("values") or {}).get("ui_action_result") or {}
-            status = str(result.get("status") or "unknown")
-            detail = result.get("reason") or (result.get("result") or {}).get("work_order") or ""
-            self.view.status(f"{action}: {status}" + (f" ({detail})" if detail else ""))
-            shown = getattr(self.view, "action_result", None)
-            if shown is not None:
-                shown(element_id, status)
-            return result
-        finally:
-            self._acting = False
 
     async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
         """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
