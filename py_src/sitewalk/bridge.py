@@ -279,3 +279,14 @@ async def file_metadata(file: Any) -> dict[str, Any]:
     digest = await js.crypto.subtle.digest("SHA-256", buffer)
     return {"name": str(file.name), "size": int(file.size), "type": str(file.type or ""),
             "sha256": js.Uint8Array.new(digest).to_bytes().hex()}
+
+
+async def wait_for_online(attempt: int) -> None:
+    """Back off before delivery attempt `attempt` + 1, and wait while the browser says it is offline.
+
+    Polls `navigator.onLine` (no event proxies to keep); Playwright's offline mode and a phone's
+    flight mode both flip it. Online but unreachable backs off 0.5, 1, 2 ... up to 15 s.
+    """
+    while not bool(js.navigator.onLine):
+        await asyncio.sleep(0.25)
+    await asyncio.sleep(min(0.25 * 2 ** attempt, 15.0))

@@ -6,12 +6,15 @@ through a `View`, so the same code runs in the browser and under CPython tests.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Awaitable, Callable, Optional, Protocol
 
 from .contracts.spec import RENDER_UI_TOOL
 from .agentserver.client import AgentServerClient, pending_interrupts
-from .headless.delivery import AnswerBook, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
+from .agentserver.errors import AgentServerError, ServerUnreachable
+from .contracts.envelope import ErrorCode, error_result
+from .headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
 from .streaming import CallState, RunAssembler, ToolCallProgress
 from .timeline import Checkpoint, build_timeline
@@ -39,6 +42,9 @@ class InspectionSession:
     book: Optional[AnswerBook] = None
     on_contract_mismatch: Optional[Callable[[ContractMismatch], None]] = None
     on_thread: Optional[Callable[[str], None]] = None
+    audit: Optional[AuditLog] = None  # what left the device, per delivered answer
+    on_outbox: Optional[Callable[[int], None]] = None  # answers waiting for the network (0: none)
+    wait_for_network: Optional[Callable[[int], Awaitable[None]]] = None  # attempt -> back online (or retry)
 
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
                  assistant_id: str = ASSISTANT_ID):
@@ -60,6 +66,8 @@ class InspectionSession:
         self.settled: set[str] = set()  # tool calls whose end the view has shown
         self.contract_mismatches: list[ContractMismatch] = []  # both directions, as found
         self._mismatches_shown: set[str] = set()
+        self.cancelled = False  # the inspector cancelled this run (see cancel())
+        self._tool_tasks: set[asyncio.Future[Any]] = set()
 
     async def start(self, inspection_id: str, note: str = "") -> None:
         thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
@@ -75,12 +83,15 @@ class InspectionSession:
     async def run(self, **run_kwargs: Any) -> None:
         """Stream one run and keep resuming it while it waits on headless tools this client answers."""
         assert self.thread_id, "start() first"
+        answers: dict[str, Any] = {}
         for _ in range(MAX_RESUMES):
-            await self._stream(**run_kwargs)
-            answers = await self._answer_pending()
+            if answers:
+                await self._deliver(answers)
+            else:
+                await self._stream(**run_kwargs)
+            answers = {} if self.cancelled else await self._answer_pending()
             if not answers:
                 break
-            run_kwargs = {"command": {"resume": answers}}
         await self.refresh_timeline()
 
     async def _stream(self, **run_kwargs: Any) -> None:
@@ -167,7 +178,12 @@ class InspectionSession:
                 envelope = client_mismatch(interrupt["value"], self.registry.contracts,
                                            implemented=set(self.registry.names))
                 if envelope is None:
-                    envelope = (await self.registry.answer(interrupt["value"]))[call_id]
+                    envelope = await self._run_tool(interrupt["value"], call)
+                if self.cancelled:  # not an answer: the run was cancelled while the tool ran
+                    self.view.tool_call(call_id, call["name"], CallState.failed,
+                                        f"{envelope['error']['code']}: {envelope['error']['message']}"
+                                        if not envelope["ok"] else "cancelled")
+                    return {}
                 self.outcomes[call_id] = envelope
                 if self.book is not None:  # kept on the device before it is sent
                     await self.book.record(self.thread_id, interrupt.get("id"), envelope)
@@ -180,6 +196,34 @@ class InspectionSession:
             self.settled.add(call_id)
             answers[interrupt["id"]] = {call_id: envelope}
         return answers
+
+    async def _run_tool(self, interrupt_value: Any, call: dict[str, Any]) -> dict[str, Any]:
+        """Run one headless tool as its own task, so that cancel() can end it (its dialog closes)."""
+        call_id = str(call.get("id"))
+        task = asyncio.ensure_future(self.registry.answer(interrupt_value))
+        self._tool_tasks.add(task)
+        try:
+            return (await task)[call_id]
+        except asyncio.CancelledError:
+            if not self.cancelled or not task.cancelled():
+                raise  # the session itself is being cancelled
+            return error_result(call["name"], call_id, ErrorCode.cancelled, "the inspector cancelled the run")
+        finally:
+            self._tool_tasks.discard(task)
+
+    async def cancel(self) -> None:
+        """The inspector cancelled the run: end the tool in progress (as cancelled, nothing is sent)
+        and cancel a run still going on the server (POST /threads/{id}/runs/{run_id}/cancel)."""
+        self.cancelled = True
+        for task in list(self._tool_tasks):
+            task.cancel()
+        if not self.thread_id:
+            return
+        try:
+            for run in await self.client.runs.list(self.thread_id, status="running"):
+                await self.client.runs.cancel(self.thread_id, run["run_id"])
+        except AgentServerError:
+            pass  # nothing running, or the server is out of reach: the tool is cancelled either way
 
     async def _recorded(self, call_id: str) -> Optional[dict[str, Any]]:
         """The envelope already answered for a call, in this page or (with a book) before a reload."""
@@ -200,6 +244,62 @@ class InspectionSession:
         self.contract_mismatches.append(mismatch)
         if self.on_contract_mismatch is not None:
             self.on_contract_mismatch(mismatch)
+
+    async def _deliver(self, answers: dict[str, Any]) -> None:
+        """Resume the run with headless answers, once, whatever the network does.
+
+        When the server cannot be reached the answers stay in the outbox (the book already holds
+        them on the device), the view says so, and delivery waits for the network. The outcome of
+        a request that went out without an answer is unknown, so before sending again the thread's
+        state is read: only the interrupts it still waits on are sent; if it took them, the run it
+        started is waited for instead.
+        """
+        resume = dict(answers)
+        attempt = 0
+        while resume:
+            try:
+                await self._stream(command={"resume": resume})
+                break
+            except ServerUnreachable:
+                attempt += 1
+                if self.on_outbox is not None:
+                    self.on_outbox(len(resume))
+                await self._wait_for_network(attempt)
+                try:
+                    state = await self.client.threads.get_state(self.thread_id)
+                except ServerUnreachable:
+                    continue
+                still = {i.get("id") for i in pending_interrupts(state)}
+                resume = {iid: answer for iid, answer in resume.items() if iid in still}
+                if not resume:
+                    await self._wait_until_idle()
+        if attempt and self.on_outbox is not None:
+            self.on_outbox(0)
+        for answer in answers.values():
+            for call_id, envelope in answer.items():
+                if self.book is not None:
+                    await self.book.delivered(self.thread_id, call_id)
+                if self.audit is not None:  # what left the device
+                    await self.audit.sent(self.thread_id, envelope)
+
+    async def _wait_for_network(self, attempt: int) -> None:
+        if self.wait_for_network is not None:
+            await self.wait_for_network(attempt)
+        else:
+            await asyncio.sleep(min(0.25 * 2 ** attempt, 15.0))
+
+    async def _wait_until_idle(self, timeout_s: float = 120.0) -> None:
+        """The server took an answer whose stream was lost: wait for the run it resumed to end."""
+        loop = asyncio.get_event_loop()
+        deadline = loop.time() + timeout_s
+        while loop.time() < deadline:
+            try:
+                thread = await self.client.threads.get(self.thread_id)
+            except ServerUnreachable:
+                thread = {"status": "busy"}
+            if thread.get("status") != "busy":
+                return
+            await asyncio.sleep(0.5)
 
     async def rejoin(self, thread_id: str) -> bool:
         """Carry on with a thread after a reload: answer what it still waits on (each call once).

@@ -136,3 +136,72 @@ def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(ap
     app.open()  # another reload: nothing pending, nothing asked
     poll(app.page, "document.body.dataset.ready === '1'")
     assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0
+
+
+def test_offline_at_resume_time_waits_for_the_network_and_delivers_once(app, agent_server):
+    app.page.context.grant_permissions(["geolocation"])
+    app.page.context.set_geolocation(PIER)
+    app.open()
+    app.seed_idb("sitewalk:draft:inspection-84", json.dumps({**DRAFT, "inspection_id": "inspection-84"}))
+    app.begin("inspection-84", "script: locate")
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    app.page.context.set_offline(True)
+    try:
+        dialog.get_by_role("button", name="Allow").click()
+        outbox = app.page.locator("#sw-outbox")
+        outbox.wait_for(state="visible")
+        assert "Waiting for the network" in outbox.inner_text() and outbox.get_attribute("data-waiting") == "1"
+        [key] = [k for k in app.page.evaluate(_ANSWER_KEYS) if thread_id in k]
+        assert json.loads(app.idb_get(key))["delivered"] is False  # kept on the device meanwhile
+    finally:
+        app.page.context.set_offline(False)
+    app.wait_finished("inspection-84")
+    assert outbox.is_hidden()
+    assert json.loads(app.idb_get(key))["delivered"] is True
+
+    async def state_of():
+        async with AgentServerClient(agent_server) as client:
+            return await client.threads.get_state(thread_id)
+
+    state = _run(state_of())
+    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    assert len(located) == 1 and json.loads(located[0]["content"])["ok"] is True
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+
+
+_ANSWER_KEYS = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open('sitewalk', 1);
+  open.onerror = () => reject(new Error(String(open.error)));
+  open.onsuccess = () => {
+    const req = open.result.transaction('drafts', 'readonly').objectStore('drafts').getAllKeys();
+    req.onsuccess = () => { open.result.close(); resolve(req.result.filter((k) => k.startsWith('sitewalk:answered:'))); };
+    req.onerror = () => reject(new Error(String(req.error)));
+  };
+})"""
+
+
+def test_cancel_while_the_device_looks_for_a_position_ends_the_tool_as_cancelled(app, agent_server):
+    app.page.context.grant_permissions(["geolocation"])  # allowed, but no position source answers
+    app.open()
+    app.begin("inspection-85", "script: locate timeout_ms=30000")
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    dialog.get_by_role("button", name="Allow").click()
+    dialog.wait_for(state="hidden")
+    call = app.tool_call("get_current_location")
+    assert call.get_attribute("data-state") == "running"
+    app.page.click("#sw-cancel")
+    app.page.wait_for_selector("#sw-status:has-text('inspection-85: cancelled')", timeout=10_000)
+    assert call.get_attribute("data-state") == "failed" and "cancelled" in call.inner_text()
+    assert app.local_storage("sitewalk:current-thread") is None  # a reload does not rejoin it
+    assert app.page.locator("#sw-cancel").is_hidden()
+
+    async def state_of():
+        async with AgentServerClient(agent_server) as client:
+            return await client.threads.get_state(thread_id)
+
+    state = _run(state_of())
+    assert len(pending_interrupts(state)) == 1  # nothing was sent; the thread's history is intact

@@ -204,3 +204,110 @@ def test_the_same_interrupt_delivered_twice_is_answered_once(agent_server):
     session = asyncio.run(go())
     assert session.registry.runs.count(session.registry.runs[0]) == 1
     assert len(session.registry.runs) == len(set(session.registry.runs))
+
+
+# --- the offline outbox --------------------------------------------------------------------------
+
+
+def _flaky_resumes(client, *, deliver_first: bool, failures: int = 1):
+    """Make the next `failures` resume streams fail as the browser's fetch does offline. With
+    `deliver_first` the request reaches the server (its stream is read to the end) and only the
+    answer is lost: the outcome the client cannot know."""
+    from sitewalk.agentserver.errors import ServerUnreachable
+
+    real_stream = client.runs.stream
+    sent: list[dict] = []
+    left = [failures]
+
+    async def stream(thread_id, assistant_id, **kwargs):
+        if "command" in kwargs:
+            sent.append(kwargs["command"]["resume"])
+            if left[0] > 0:
+                left[0] -= 1
+                if deliver_first:
+                    async for _ in real_stream(thread_id, assistant_id, **kwargs):
+                        pass
+                raise ServerUnreachable(client.base_url, "TypeError: Failed to fetch")
+        async for part in real_stream(thread_id, assistant_id, **kwargs):
+            yield part
+
+    client.runs.stream = stream
+    return sent
+
+
+def _outbox_session(agent_server, deliver_first):
+    async def go():
+        client = AgentServerClient(agent_server)
+        sent = _flaky_resumes(client, deliver_first=deliver_first)
+        book = AnswerBook(MemoryStore())
+        session = InspectionSession(client, _registry(), RecordingView())
+        session.book = book
+        outbox: list[int] = []
+        session.on_outbox = outbox.append
+        waits: list[int] = []
+
+        async def wait_for_network(attempt):
+            waits.append(attempt)
+
+        session.wait_for_network = wait_for_network
+        await session.start("inspection-42")
+        state = await client.threads.get_state(session.thread_id)
+        [call_id] = session.registry.runs
+        return session, sent, outbox, waits, state, await book.get(session.thread_id, call_id)
+
+    return asyncio.run(go())
+
+
+def test_an_answer_that_cannot_be_sent_waits_in_the_outbox_and_is_delivered_once(agent_server):
+    session, sent, outbox, waits, state, record = _outbox_session(agent_server, deliver_first=False)
+    assert outbox == [1, 0] and waits == [1]
+    assert len(sent) == 2 and sent[0] == sent[1]  # the same envelope, sent again once the network is back
+    assert len(session.registry.runs) == 1  # the tool ran once
+    tool_messages = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "read_local_draft"]
+    assert len(tool_messages) == 1 and json.loads(tool_messages[0]["content"])["ok"] is True
+    assert record["delivered"] is True
+
+
+def test_an_answer_whose_outcome_is_unknown_is_checked_against_the_state_and_not_sent_again(agent_server):
+    session, sent, outbox, waits, state, record = _outbox_session(agent_server, deliver_first=True)
+    assert len(sent) == 1  # the server had taken it: the state no longer waits on that interrupt
+    assert outbox == [1, 0]
+    tool_messages = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "read_local_draft"]
+    assert len(tool_messages) == 1 and pending_interrupts(state) == []
+    assert record["delivered"] is True
+
+
+# --- cancellation --------------------------------------------------------------------------------
+
+
+def test_cancel_ends_the_pending_tool_as_cancelled_and_sends_nothing(agent_server):
+    async def go():
+        client = AgentServerClient(agent_server)
+        started, ended = asyncio.Event(), []
+
+        async def hangs(_args):
+            started.set()
+            try:
+                await asyncio.Event().wait()  # e.g. a purpose dialog nobody answers
+            except asyncio.CancelledError:
+                ended.append("cancelled")
+                raise
+
+        registry = HeadlessToolRegistry(timeout_s=60)
+        registry.register("read_local_draft", hangs)
+        view = RecordingView()
+        session = InspectionSession(client, registry, view)
+        sent = _flaky_resumes(client, deliver_first=False, failures=0)
+        run = asyncio.ensure_future(session.start("inspection-42"))
+        await asyncio.wait_for(started.wait(), 30)
+        await session.cancel()
+        await asyncio.wait_for(run, 30)
+        state = await client.threads.get_state(session.thread_id)
+        return session, view, ended, sent, state
+
+    session, view, ended, sent, state = asyncio.run(go())
+    assert ended == ["cancelled"] and session.cancelled
+    assert sent == []  # no answer left the device
+    assert view.states("read_local_draft")[-1] == "failed"
+    assert "cancelled" in [e for e in view.events if e[0] == "tool_call"][-1][3]
+    assert len(pending_interrupts(state)) == 1  # the thread keeps waiting; its history is intact

@@ -36,7 +36,7 @@ def test_save_then_read_back():
                                                "findings": 2}
     assert json.loads(store.data[draft_key("inspection-42")])["site"] == "Pier 4"
     read = call(reg, "read_local_draft", {"inspection_id": "inspection-42"})
-    assert read["ok"] and read["result"] == {**DRAFT, "updated_at": "2026-12-02T10:00:00Z"}
+    assert read["ok"] and read["result"] == {**DRAFT, "updated_at": "2026-12-02T10:00:00Z", "has_notes": False}
 
 
 def test_save_replaces_the_earlier_draft():

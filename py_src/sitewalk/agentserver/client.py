@@ -200,6 +200,16 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
         return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}")
 
+    async def list(self, thread_id: str, status: Optional[str] = None, limit: int = 10) -> list[dict[str, Any]]:
+        """GET /threads/{id}/runs, newest first; `status` e.g. "running" or "pending"."""
+        query = f"?limit={int(limit)}" + (f"&status={_p(status)}" if status else "")
+        return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}")
+
+    async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: str = "interrupt") -> Any:
+        """POST /threads/{id}/runs/{run_id}/cancel (`action`: interrupt keeps the checkpoints, rollback drops them)."""
+        query = f"?wait={'true' if wait else 'false'}&action={_p(action)}"
+        return await self._http.call("POST", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/cancel{query}")
+
 
 class AssistantsClient:
     def __init__(self, http: _Http) -> None:

@@ -13,7 +13,7 @@ from .. import bridge
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
-from ..headless.delivery import AnswerBook, ContractMismatch
+from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import attach_photo
 from ..session import InspectionSession
@@ -50,7 +50,10 @@ async def main(config: Any) -> None:
     def new_session() -> InspectionSession:
         session = InspectionSession(client, registry, view)
         session.book = answers
+        session.audit = AuditLog(drafts)
         session.on_contract_mismatch = show_mismatch
+        session.on_outbox = _show_outbox
+        session.wait_for_network = bridge.wait_for_online
         return session
 
     async def start(_event: Any) -> None:
@@ -61,12 +64,8 @@ async def main(config: Any) -> None:
         view.reset()
         session = new_session()
         session.on_thread = lambda thread_id: _remember_thread(thread_id, inspection_id)
-        bridge.element("sw-start").disabled = True
-        try:
-            await session.start(inspection_id, note=bridge.element("sw-note").value.strip())
-            bridge.show_status(f"Inspection {inspection_id}: run finished")
-        finally:
-            bridge.element("sw-start").disabled = False
+        await _running(inspection_id, session, session.start(inspection_id,
+                                                             note=bridge.element("sw-note").value.strip()))
 
     async def save_draft(_event: Any) -> None:
         inspection_id = bridge.element("sw-inspection-id").value.strip()
@@ -118,13 +117,60 @@ async def _rejoin(client: AgentServerClient, new_session: Any) -> None:
     if not any(headless_tool_call(i.get("value")) for i in pending_interrupts(state)):
         return
     bridge.element("sw-inspection-id").value = inspection_id
-    bridge.element("sw-start").disabled = True
     bridge.show_status(f"Inspection {inspection_id}: rejoined thread {thread_id}")
+    session = new_session()
+    await _running(inspection_id, session, session.rejoin(thread_id))
+
+
+_current: dict[str, Any] = {}  # the session the Cancel button cancels
+
+
+async def _running(inspection_id: str, session: InspectionSession, work: Any) -> None:
+    """Run a session's work with Start disabled and Cancel shown; a cancelled run says so."""
+    cancel = bridge.element("sw-cancel")
+    if cancel is None:
+        cancel = bridge.js.document.createElement("button")
+        cancel.id, cancel.type, cancel.className = "sw-cancel", "button", "sw-button-secondary"
+        cancel.textContent = "Cancel"
+        start = bridge.element("sw-start")
+        start.parentNode.insertBefore(cancel, start.nextSibling)
+        bridge.on("sw-cancel", "click", _cancel_current)
+    _current["session"] = session
+    bridge.element("sw-start").disabled = True
+    cancel.hidden = False
     try:
-        await new_session().rejoin(thread_id)
-        bridge.show_status(f"Inspection {inspection_id}: run finished")
+        await work
+        if session.cancelled:
+            bridge.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
+            bridge.show_status(f"Inspection {inspection_id}: cancelled")
+        else:
+            bridge.show_status(f"Inspection {inspection_id}: run finished")
     finally:
+        _current.pop("session", None)
+        cancel.hidden = True
         bridge.element("sw-start").disabled = False
+
+
+async def _cancel_current(_event: Any) -> None:
+    session = _current.get("session")
+    if session is not None:
+        await session.cancel()
+
+
+def _show_outbox(waiting: int) -> None:
+    """'Waiting for the network' while answers sit in the outbox; hidden once they are delivered."""
+    node = bridge.element("sw-outbox")
+    if node is None:
+        node = bridge.js.document.createElement("p")
+        node.id = "sw-outbox"
+        node.className = "sw-outbox"
+        node.setAttribute("role", "status")
+        status = bridge.element("sw-status")
+        status.parentNode.insertBefore(node, status.nextSibling)
+    node.dataset.waiting = str(waiting)
+    node.hidden = not waiting
+    node.textContent = (f"Waiting for the network: {waiting} answer{'s' if waiting != 1 else ''} kept on this "
+                        "device, sent once the agent server can be reached.") if waiting else ""
 
 
 def _show_contract_mismatches(mismatches: list[ContractMismatch]) -> None:

@@ -28,6 +28,7 @@ class ErrorCode(str, Enum):
     corrupt_data = "corrupt_data"
     unavailable = "unavailable"
     contract_mismatch = "contract_mismatch"
+    cancelled = "cancelled"
     internal = "internal"
 
 

@@ -10,11 +10,37 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
 PROTOCOL_VERSION = "sitewalk.headless/1"
+
+def local_only(summary: Optional[str] = None) -> dict[str, Any]:
+    """`json_schema_extra` for a result field that never leaves the device. `summary` names a bool
+    field of the same model that is sent instead (whether the local field has a value)."""
+    return {"local_only": True, **({"local_summary": summary} if summary else {})}
+
+
+def local_only_fields(model: type[BaseModel]) -> dict[str, Optional[str]]:
+    """A result model's local-only fields -> the bool field that summarises each (or None)."""
+    found: dict[str, Optional[str]] = {}
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if extra.get("local_only"):
+            found[name] = extra.get("local_summary")  # type: ignore[assignment]
+    return found
+
+
+def outbound(result: BaseModel) -> dict[str, Any]:
+    """The JSON that may leave the device: local-only fields dropped, their summaries set."""
+    payload = result.model_dump(mode="json")
+    for name, summary in local_only_fields(type(result)).items():
+        value = payload.pop(name, None)
+        if summary:
+            payload[summary] = bool(value)
+    return payload
+
 
 INSPECTION_ID = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$", description="Inspection id, e.g. 'inspection-42'.")
 
@@ -34,6 +60,9 @@ class ReadLocalDraftResult(BaseModel):
     findings: list[str] = Field(default_factory=list, max_length=50, description="Findings, one line each.")
     risk: str = Field(default="low", pattern="^(low|medium|high|critical)$")
     updated_at: Optional[str] = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
+    notes: str = Field(default="", max_length=4000, json_schema_extra=local_only(summary="has_notes"),
+                       description="The inspector's private notes. Local-only: never sent (see has_notes).")
+    has_notes: bool = Field(default=False, description="Whether the draft has private notes (kept on the device).")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from ..contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
 from .local_draft import AsyncKeyValueStore
 from .registry import headless_tool_call
 
-__all__ = ["AnswerBook", "ContractMismatch", "client_mismatch", "mismatch_of", "server_mismatches"]
+__all__ = ["AnswerBook", "AuditLog", "ContractMismatch", "client_mismatch", "mismatch_of", "server_mismatches"]
 
 
 @dataclass(frozen=True)
@@ -141,3 +141,47 @@ class AnswerBook:
     async def _put(self, thread_id: str, record: dict[str, Any]) -> None:
         call_id = str(record["envelope"].get("tool_call_id") or "")
         await self.store.set(self.key(thread_id, call_id), json.dumps(record, separators=(",", ":")))
+
+
+class AuditLog:
+    """What left the device: one record per delivered tool answer, in an async key-value store.
+
+    Each record (JSON text under `sitewalk:audit:<thread>:<tool_call_id>`) names the thread, the
+    tool, the tool_call_id, whether it was a result or an error, the top-level result fields sent
+    and when. Local-only fields never appear: they were dropped before the envelope was built.
+    """
+
+    PREFIX = "sitewalk:audit:"
+
+    def __init__(self, store: AsyncKeyValueStore, clock: Optional[Any] = None):
+        self.store = store
+        self._clock = clock or _utc_now
+
+    def key(self, thread_id: str, tool_call_id: str) -> str:
+        return f"{self.PREFIX}{thread_id}:{tool_call_id}"
+
+    @staticmethod
+    def entry(thread_id: str, envelope: dict[str, Any], at: str) -> dict[str, Any]:
+        ok = envelope.get("ok") is True
+        result = envelope.get("result") if ok and isinstance(envelope.get("result"), dict) else {}
+        return {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
+                "ok": ok, "fields": sorted(result) if ok else ["error"],
+                "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}
+
+    async def sent(self, thread_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
+        entry = self.entry(thread_id, envelope, self._clock())
+        await self.store.set(self.key(thread_id, str(entry["tool_call_id"] or "")), json.dumps(entry))
+        return entry
+
+    async def get(self, thread_id: str, tool_call_id: str) -> Optional[dict[str, Any]]:
+        text = await self.store.get(self.key(thread_id, tool_call_id))
+        try:
+            return json.loads(text) if text else None
+        except ValueError:
+            return None
+
+
+def _utc_now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

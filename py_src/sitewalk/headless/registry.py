@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable, Optional
 from pydantic import BaseModel, ValidationError
 
 from ..contracts.envelope import ErrorCode, error_result, ok_result
-from ..contracts.tools import TOOL_CONTRACTS, ToolContract
+from ..contracts.tools import TOOL_CONTRACTS, ToolContract, outbound
 
 ToolImplementation = Callable[[BaseModel], Awaitable[Any]]
 
@@ -119,7 +119,7 @@ def _checked_result(contract: ToolContract, call_id: str, raw: Any) -> dict[str,
     except ValidationError as exc:
         return error_result(name, call_id, ErrorCode.serialization_failed, "result does not match the contract",
                             issues=_issues(exc))
-    payload = result.model_dump(mode="json")
+    payload = outbound(result)  # local-only fields stay on the device
     size = len(json.dumps(payload, separators=(",", ":")).encode())
     if size > MAX_RESULT_BYTES:
         return error_result(name, call_id, ErrorCode.serialization_failed,
