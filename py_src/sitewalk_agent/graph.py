@@ -142,7 +142,7 @@ async def run_headless_tool(
         outcome = _failure(
             call,
             ErrorCode.contract_mismatch,
-            "the client implements another version of {contract.name}",
+            f"the client implements another version of {contract.name}",
             server_digest=contract.digest,
             client_digest=client_digest,
         )

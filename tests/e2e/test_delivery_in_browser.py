@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import build
-from conftest_helpers import poll
+from conftest_helpers import BOOT_TIMEOUT_MS, poll
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 
@@ -70,6 +70,7 @@ def test_contract_mismatch_found_by_the_agent_is_shown_with_both_digests(page, s
     assert item.locator("code[data-digest='client']").inner_text() == READ_LOCAL_DRAFT.digest
     call = app.tool_call("read_local_draft")
     assert call.get_attribute("data-state") == "failed" and "contract_mismatch" in call.inner_text()
+    assert "another version of read_local_draft" in call.inner_text()  # the agent's message names the tool
 
 
 def test_contract_mismatch_found_by_the_app_on_a_thread_another_client_started(page, site, skewed_server, app_for):
@@ -105,6 +106,11 @@ def test_contract_mismatch_found_by_the_app_on_a_thread_another_client_started(p
 
 
 PIER = {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 12}
+COUNT_GEOLOCATION = """
+window.__geoCalls = 0;
+const original = navigator.geolocation.getCurrentPosition.bind(navigator.geolocation);
+navigator.geolocation.getCurrentPosition = (...args) => { window.__geoCalls += 1; return original(...args); };
+"""
 
 
 def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(app, agent_server):
@@ -205,3 +211,45 @@ def test_cancel_while_the_device_looks_for_a_position_ends_the_tool_as_cancelled
 
     state = _run(state_of())
     assert len(pending_interrupts(state)) == 1  # nothing was sent; the thread's history is intact
+
+
+def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_running_again(app, agent_server):
+    """Answered while offline (kept in IndexedDB, not delivered), then the page is reloaded offline:
+    the new page finds the server still waiting on that interrupt and sends the kept envelope; the
+    tool is not run again (no dialog, no Geolocation call)."""
+    app.page.context.grant_permissions(["geolocation"])
+    app.page.context.set_geolocation(PIER)
+    app.page.add_init_script(COUNT_GEOLOCATION)
+    app.open()
+    app.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    app.page.reload()  # now controlled by the worker, so an offline reload boots
+    app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    poll(app.page, "navigator.serviceWorker.controller !== null")
+    app.seed_idb("sitewalk:draft:inspection-86", json.dumps({**DRAFT, "inspection_id": "inspection-86"}))
+    app.begin("inspection-86", "script: locate")
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    app.page.context.set_offline(True)
+    try:
+        dialog.get_by_role("button", name="Allow").click()
+        app.page.locator("#sw-outbox").wait_for(state="visible")
+        assert app.page.evaluate("window.__geoCalls") == 1
+        app.page.reload()
+        app.page.locator("#boot-error").wait_for(state="visible", timeout=60_000)  # server out of reach
+    finally:
+        app.page.context.set_offline(False)
+    app.page.click("#boot-retry")
+    app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    app.wait_finished("inspection-86")
+    assert app.page.evaluate("window.__geoCalls") == 0  # the new page never asked the device
+    assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0
+    assert app.tool_call("get_current_location").get_attribute("data-state") == "succeeded"
+
+    async def state_of():
+        async with AgentServerClient(agent_server) as client:
+            return await client.threads.get_state(thread_id)
+
+    state = _run(state_of())
+    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    assert len(located) == 1 and json.loads(located[0]["content"])["result"]["latitude"] == pytest.approx(59.3293)
