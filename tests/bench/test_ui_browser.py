@@ -18,16 +18,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-import build  # noqa: E402
-from conftest_helpers import BOOT_TIMEOUT_MS  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_bench import RUN_PY, booted_app_page, med  # noqa: E402
 
 pytestmark = pytest.mark.bench
 
-RUN_PY = ("async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code);"
-          " return r === undefined ? null : String(r); }")
 OBSERVE = """(id) => { window.__muts = []; window.__obs = new MutationObserver((rs) => { for (const r of rs)
   window.__muts.push({target: r.target.dataset ? (r.target.dataset.swId || r.target.id) : '#text',
                       added: [...r.addedNodes].map((n) => n.dataset ? n.dataset.swId || '' : '#text')}); });
@@ -60,28 +55,10 @@ now = js.performance.now
 '''
 
 
-def med(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2]
-
-
 @pytest.fixture(scope="module")
 def page(agent_server):
-    from playwright.sync_api import sync_playwright
-
-    dist = build.ensure_built()
-    static = build.serve_static(dist, 0)
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(**build.chromium_launch_args())
-            page = browser.new_page()
-            page.goto(build.app_url(static.url, agent_server))
-            page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
-            page.evaluate(RUN_PY, SETUP)
-            yield page
-            browser.close()
-    finally:
-        static.stop()
+    with booted_app_page(agent_server, SETUP) as booted:
+        yield booted
 
 
 def py(page, code):

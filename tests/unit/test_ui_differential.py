@@ -6,17 +6,14 @@ and the npm package in tests/js/node_modules (`./sw test` installs it); skips on
 """
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from json_render_peer import json_render_verdicts
 
 from sitewalk.ui import validate_spec
 
-ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "specs").glob("*.json"))
-JS = ROOT / "tests" / "js"
 
 # Specs Sitewalk rejects and json-render accepts, on purpose: file -> why.
 DELIBERATE = {
@@ -37,16 +34,7 @@ def ours(path: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def theirs() -> dict[str, dict]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the differential test against @json-render/core needs it")
-    if not (JS / "node_modules" / "@json-render" / "core").is_dir():
-        pytest.fail("@json-render/core is not installed in tests/js: run ./sw test (or npm ci --prefix tests/js)")
-    done = subprocess.run([node, str(JS / "validate_specs.mjs"), *map(str, CORPUS)], cwd=JS,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
-    return {v["file"]: v for v in verdicts}
+    return json_render_verdicts("validate_specs.mjs", CORPUS)
 
 
 def test_corpus_is_broad():

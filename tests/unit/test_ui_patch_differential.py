@@ -2,17 +2,14 @@
 compileSpecStream, from the same empty spec. Same final document, except where listed."""
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from json_render_peer import json_render_verdicts
 
 from sitewalk.ui.patch_stream import PatchStream
 
-ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "patches").glob("*.jsonl"))
-JS = ROOT / "tests" / "js"
 
 # file -> why the documents differ on purpose
 DELIBERATE = {
@@ -32,15 +29,7 @@ def ours(path: Path) -> PatchStream:
 
 @pytest.fixture(scope="module")
 def theirs() -> dict[str, dict]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the differential test against @json-render/core needs it")
-    if not (JS / "node_modules" / "@json-render" / "core").is_dir():
-        pytest.fail("@json-render/core is not installed in tests/js: run ./sw test (or npm ci --prefix tests/js)")
-    done = subprocess.run([node, str(JS / "compile_streams.mjs"), *map(str, CORPUS)], cwd=JS,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return {v["file"]: v for v in map(json.loads, done.stdout.splitlines())}
+    return json_render_verdicts("compile_streams.mjs", CORPUS)
 
 
 def test_corpus_is_there():

@@ -1,0 +1,42 @@
+"""What the browser benchmarks share: the site booted in Chromium, Python run in the page, medians."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+import build  # noqa: E402
+from conftest_helpers import BOOT_TIMEOUT_MS  # noqa: E402
+
+# Run Python in the booted app's Pyodide; the result comes back as a string (or null).
+RUN_PY = ("async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code);"
+          " return r === undefined ? null : String(r); }")
+
+
+def med(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+@contextmanager
+def booted_app_page(agent_server: str, setup_python: str):
+    """A Chromium page with the app from dist/ booted against `agent_server`, then `setup_python` run in it."""
+    from playwright.sync_api import sync_playwright
+
+    static = build.serve_static(build.ensure_built(), 0)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(**build.chromium_launch_args())
+            page = browser.new_page()
+            page.set_default_timeout(120_000)
+            page.goto(build.app_url(static.url, agent_server))
+            page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+            page.evaluate(RUN_PY, setup_python)
+            yield page
+            browser.close()
+    finally:
+        static.stop()
