@@ -50,8 +50,8 @@ class ReadLocalDraftArgs(BaseModel):
     inspection_id: str = INSPECTION_ID
 
 
-class ReadLocalDraftResult(BaseModel):
-    """An inspector's draft as kept on the device."""
+class DraftFields(BaseModel):
+    """The fields of a draft that the inspector writes; saving and reading share them."""
 
     model_config = ConfigDict(extra="forbid")
     inspection_id: str = INSPECTION_ID
@@ -59,6 +59,11 @@ class ReadLocalDraftResult(BaseModel):
     inspector: str = Field(default="", max_length=120)
     findings: list[str] = Field(default_factory=list, max_length=50, description="Findings, one line each.")
     risk: str = Field(default="low", pattern="^(low|medium|high|critical)$")
+
+
+class ReadLocalDraftResult(DraftFields):
+    """An inspector's draft as kept on the device."""
+
     updated_at: Optional[str] = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
     notes: str = Field(default="", max_length=4000, json_schema_extra=local_only(summary="has_notes"),
                        description="The inspector's private notes. Local-only: never sent (see has_notes).")
@@ -95,15 +100,8 @@ READ_LOCAL_DRAFT = ToolContract(
     result=ReadLocalDraftResult,
 )
 
-class SaveLocalDraftArgs(BaseModel):
+class SaveLocalDraftArgs(DraftFields):
     """The draft to keep on the device (it replaces any earlier draft of the same inspection)."""
-
-    model_config = ConfigDict(extra="forbid")
-    inspection_id: str = INSPECTION_ID
-    site: str = Field(max_length=200, description="Site name or address.")
-    inspector: str = Field(default="", max_length=120)
-    findings: list[str] = Field(default_factory=list, max_length=50, description="Findings, one line each.")
-    risk: str = Field(default="low", pattern="^(low|medium|high|critical)$")
 
 
 class SaveLocalDraftResult(BaseModel):
