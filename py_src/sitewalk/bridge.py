@@ -171,6 +171,18 @@ def query(parent: Any, selector: str) -> Any:
     return _or_none(parent.querySelector(selector))
 
 
+def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent: Any, before: Any) -> Any:
+    """The element with this id, created once (inserted into `parent` before `before`) if missing."""
+    node = element(element_id)
+    if node is None:
+        node = js.document.createElement(tag)
+        node.id = element_id
+        node.className = class_name
+        node.setAttribute("role", role)
+        parent.insertBefore(node, before)
+    return node
+
+
 def set_html(element_id: str, html: str) -> None:
     element(element_id).innerHTML = html
 

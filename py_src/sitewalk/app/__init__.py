@@ -159,14 +159,8 @@ async def _cancel_current(_event: Any) -> None:
 
 def _show_outbox(waiting: int) -> None:
     """'Waiting for the network' while answers sit in the outbox; hidden once they are delivered."""
-    node = bridge.element("sw-outbox")
-    if node is None:
-        node = bridge.js.document.createElement("p")
-        node.id = "sw-outbox"
-        node.className = "sw-outbox"
-        node.setAttribute("role", "status")
-        status = bridge.element("sw-status")
-        status.parentNode.insertBefore(node, status.nextSibling)
+    status = bridge.element("sw-status")
+    node = bridge.ensure_element("sw-outbox", "p", "sw-outbox", "status", status.parentNode, status.nextSibling)
     node.dataset.waiting = str(waiting)
     node.hidden = not waiting
     node.textContent = (f"Waiting for the network: {waiting} answer{'s' if waiting != 1 else ''} kept on this "
@@ -175,14 +169,8 @@ def _show_outbox(waiting: int) -> None:
 
 def _show_contract_mismatches(mismatches: list[ContractMismatch]) -> None:
     """The visible version-mismatch state: one banner above the app, each tool with both digests."""
-    node = bridge.element("sw-contract-mismatch")
-    if node is None:
-        node = bridge.js.document.createElement("section")
-        node.id = "sw-contract-mismatch"
-        node.className = "sw-contract-mismatch"
-        node.setAttribute("role", "alert")
-        app = bridge.element("app")
-        app.insertBefore(node, app.firstChild)
+    app = bridge.element("app")
+    node = bridge.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app, app.firstChild)
     node.innerHTML = render_template("contract_mismatch.j2", mismatches=mismatches)
 
 
