@@ -73,8 +73,29 @@ def test_a_bad_patch_line_is_an_issue_and_the_last_good_screen_stays():
     assert live.shown["root"] == "t2"  # progress was shown
     live.patch_lines(cand(1, "p"), '{"op": "replace", "path": "/elements/ghost/props/text", "value": "x"}\n')
     assert [i.code for i in live.issues] == ["invalid_patch"]
+    assert live.shown == OLD  # at once, not only when the stream ends
+    # the rest of that stream is ignored: it builds on a document the agent did not mean
+    assert live.patch_lines(cand(1, "p"), good) is False and live.shown == OLD
     issues = live.complete(cand(1, "p"))
     assert [i.code for i in issues] == ["invalid_patch"] and live.shown == OLD
+
+
+def test_a_bad_last_line_without_a_newline_is_found_when_the_stream_ends():
+    live = with_old()
+    live.patch_lines(cand(1, "p"), '{"op": "add", "path": "/root", "value": "t"}\n{"op": "remove", "path": "/nope"}')
+    issues = live.complete(cand(1, "p"))
+    assert [i.code for i in issues] == ["invalid_patch"] and live.shown == OLD
+
+
+def test_patch_lines_edit_the_screen_on_record_and_leave_the_base_unchanged():
+    live = with_old()
+    base = json.loads(json.dumps(NEW))
+    live.patch_lines(cand(1, "p"), '{"op": "replace", "path": "/elements/risk/props/level", "value": "critical"}\n',
+                     base=base)
+    assert live.shown["elements"]["risk"]["props"]["level"] == "critical"  # the base's root was ready
+    assert live.complete(cand(1, "p")) == []
+    assert live.shown["elements"]["card"] == NEW["elements"]["card"]
+    assert base == NEW  # copied, not changed
 
 
 def test_final_args_given_by_the_server_are_validated():

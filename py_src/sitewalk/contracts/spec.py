@@ -12,6 +12,14 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 RENDER_UI_TOOL = "render_ui"
+# A screen written as JSON-patch lines in the agent's text (see sitewalk.ui.inline_spec) has no
+# tool call; it is named after its message, under this pseudo tool name.
+INLINE_SPEC = "inline_spec"
+
+
+def inline_spec_call_id(message_id: str) -> str:
+    """The call id that stands for a message's inline screen (in identities and idempotency keys)."""
+    return f"{message_id}:{INLINE_SPEC}"
 
 
 class Element(BaseModel):

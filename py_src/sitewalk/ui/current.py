@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
-from ..contracts.spec import RENDER_UI_TOOL
+from ..contracts.spec import INLINE_SPEC, RENDER_UI_TOOL
 
-__all__ = ["CurrentSpec", "SpecCandidate", "pick_current"]
+__all__ = ["CurrentSpec", "SPEC_SOURCES", "SpecCandidate", "pick_current"]
+
+SPEC_SOURCES = (RENDER_UI_TOOL, INLINE_SPEC)  # a render_ui call, or patch lines in a message's text
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class SpecCandidate:
 class CurrentSpec:
     """Offer candidates in any order; `current` is the one to show."""
 
-    def __init__(self, tool_names: Iterable[str] = (RENDER_UI_TOOL,)) -> None:
+    def __init__(self, tool_names: Iterable[str] = SPEC_SOURCES) -> None:
         self.tool_names = frozenset(tool_names)
         self.current: Optional[SpecCandidate] = None
         self._position: dict[str, tuple[int, int]] = {}  # call id -> where it was first seen
@@ -65,7 +67,7 @@ class CurrentSpec:
 
 
 def pick_current(candidates: Iterable[SpecCandidate],
-                 tool_names: Iterable[str] = (RENDER_UI_TOOL,)) -> Optional[SpecCandidate]:
+                 tool_names: Iterable[str] = SPEC_SOURCES) -> Optional[SpecCandidate]:
     """The current spec among all candidates, whatever order they arrived in."""
     tracker = CurrentSpec(tool_names)
     for candidate in candidates:

@@ -10,11 +10,15 @@ JSON, a bad patch line) leaves the last good screen and issues, never an excepti
     if live.fragment(candidate, '{"root":"ca'):   # True: live.shown changed, re-render
         view.show(live.shown)
     live.complete(candidate, args)                 # the server's final args: validate
+
+A bad patch line ends its stream at once: the screen goes back to the last good one with the
+issue, and the rest of that stream is ignored (the server refuses the same spec).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+import copy
+from typing import Any, Callable, Optional, Union
 
 from .current import CurrentSpec, SpecCandidate
 from .partial_json import PartialJsonError
@@ -45,9 +49,13 @@ class LiveScreen:
         """More argument text of a render_ui call; True when `shown` changed."""
         return self._feed(candidate, text, SpecStream)
 
-    def patch_lines(self, candidate: SpecCandidate, text: str) -> bool:
-        """More JSON-patch lines for a spec; True when `shown` changed."""
-        return self._feed(candidate, text, PatchStream)
+    def patch_lines(self, candidate: SpecCandidate, text: str, base: Optional[dict[str, Any]] = None) -> bool:
+        """More JSON-patch lines for a spec; True when `shown` changed.
+
+        `base` is the document the stream's first line applies to (the screen on record; an
+        empty spec when None). It is copied, never changed.
+        """
+        return self._feed(candidate, text, lambda: PatchStream(copy.deepcopy(base) if base is not None else None))
 
     def complete(self, candidate: SpecCandidate, spec: Optional[dict[str, Any]] = None) -> list[Issue]:
         """The call's spec is final (given, or what its stream built): validate and show or keep."""
@@ -60,8 +68,8 @@ class LiveScreen:
         if spec is None:
             return self.screen.issues  # the stream failed and said so
         if isinstance(stream, PatchStream) and stream.issues:
-            # a skipped patch line means the spec is not what the agent sent: keep the last good screen
-            self.screen.fail(*stream.issues, *self.screen.validate(spec))
+            # a bad last line (no newline before the end) is found only at close: same as above
+            self._fail(key, True, *stream.issues)
             return self.screen.issues
         if not self.screen.streaming or self.screen.identity != candidate.identity():
             self.screen.begin(candidate.identity())
@@ -74,13 +82,14 @@ class LiveScreen:
             self.screen.begin(candidate.identity())
         return self.current.is_current(candidate.tool_call_id, candidate.revision)
 
-    def _feed(self, candidate: SpecCandidate, text: str, kind: type) -> bool:
+    def _feed(self, candidate: SpecCandidate, text: str,
+              new_stream: Callable[[], Union[SpecStream, PatchStream]]) -> bool:
         key = (candidate.tool_call_id, candidate.revision)
         if key in self._failed:
             return False
         stream = self._streams.get(key)
         if stream is None:
-            stream = self._streams[key] = kind()
+            stream = self._streams[key] = new_stream()
         owns = self._owns(candidate)
         if isinstance(stream, SpecStream):
             try:
@@ -92,9 +101,10 @@ class LiveScreen:
                 return False
             return self.screen.update(stream.spec, stream.complete, stream.settled)
         bad = stream.feed(text)
+        if bad:  # the spec can no longer be what the agent meant: back to the last good screen
+            return self._fail(key, owns, *bad)
         if not owns:
             return False
-        self.screen.issues.extend(bad)  # reported now; the spec is refused when it completes
         complete = stream.complete()
         return self.screen.update(stream.spec, complete, complete)
 
@@ -110,11 +120,11 @@ class LiveScreen:
             return None
         return value if isinstance(value, dict) else None
 
-    def _fail(self, key: tuple[str, int], owns: bool, issue: Issue) -> bool:
+    def _fail(self, key: tuple[str, int], owns: bool, *issues: Issue) -> bool:
         self._failed.add(key)
         self._streams.pop(key, None)
         if owns:
             before = self.screen.shown
-            self.screen.fail(issue)
+            self.screen.fail(*issues)
             return self.screen.shown != before
         return False

@@ -1,0 +1,69 @@
+"""Inline screens: JSON-patch lines in the agent's text, split from its prose fragment by fragment."""
+
+import json
+
+import pytest
+
+from sitewalk.contracts.spec import inline_spec_call_id
+from sitewalk.ui.inline_spec import InlineSplitter, apply_inline_spec, inline_identity, split_inline
+
+CARD = {"root": "card", "elements": {
+    "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
+    "risk": {"type": "RiskBadge", "props": {"level": "low"}, "children": []}}}
+EDIT = '{"op":"replace","path":"/elements/risk/props/level","value":"high"}'
+MESSAGE = f"Raising the risk.\n{EDIT}\n  {EDIT}\nThat is all.\n"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 20, len(MESSAGE)])
+def test_prose_and_patch_lines_come_apart_whatever_the_fragment_size(size):
+    splitter = InlineSplitter()
+    prose, patch = [], []
+    for i in range(0, len(MESSAGE), size):
+        p, q = splitter.feed(MESSAGE[i:i + size])
+        prose.append(p)
+        patch.append(q)
+    prose.append(splitter.close())
+    assert "".join(prose) == "Raising the risk.\nThat is all.\n"
+    assert "".join(patch) == f"{EDIT}\n{EDIT}\n"  # a patch line's leading blanks are dropped
+    assert splitter.patch_lines == 2
+
+
+def test_prose_reaches_the_transcript_before_its_line_ends():
+    splitter = InlineSplitter()
+    assert splitter.feed("Looking at") == ("Looking at", "")
+    assert splitter.feed(" the rail {not a patch}\n") == (" the rail {not a patch}\n", "")
+    assert splitter.feed("   ") == ("", "")  # undecided: blanks are held
+    assert splitter.feed('{"op"') == ("", '{"op"')
+
+
+def test_blank_lines_and_trailing_blanks_stay_prose():
+    assert split_inline("a\n\n \n{}\n  ") == ("a\n\n \n  ", "{}\n")
+
+
+def test_a_message_without_patch_lines_leaves_the_screen_alone():
+    assert apply_inline_spec("Just words.\nMore words.", CARD) is None
+
+
+def test_patch_lines_edit_the_screen_on_record():
+    spec, issues = apply_inline_spec(MESSAGE, {**CARD, "identity": {"tool_call_id": "c1"}})
+    assert issues == [] and spec["elements"]["risk"]["props"]["level"] == "high"
+    assert "identity" not in spec and CARD["elements"]["risk"]["props"]["level"] == "low"
+
+
+def test_a_screen_from_nothing():
+    lines = [{"op": "add", "path": "/root", "value": "card"},
+             *({"op": "add", "path": f"/elements/{k}", "value": v} for k, v in CARD["elements"].items())]
+    spec, issues = apply_inline_spec("Here it is.\n" + "\n".join(map(json.dumps, lines)), None)
+    assert issues == [] and spec == CARD
+
+
+def test_a_bad_line_is_an_issue_and_so_is_an_invalid_result():
+    _, issues = apply_inline_spec(f"{EDIT}\n" + '{"op":"remove","path":"/elements/ghost"}', CARD)
+    assert [i.code for i in issues] == ["invalid_patch"]
+    _, issues = apply_inline_spec('{"op":"replace","path":"/elements/risk/type","value":"Marquee"}', CARD)
+    assert [i.code for i in issues] == ["unknown_type"]
+
+
+def test_the_identity_of_an_inline_screen_names_its_message():
+    assert inline_identity("msg_1", 3) == {"message_id": "msg_1", "tool_call_id": inline_spec_call_id("msg_1"),
+                                           "revision": 3}
