@@ -36,6 +36,7 @@ from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
 from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
+from sitewalk_agent.inline_ui import inline_ui_update  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, scenario_of  # noqa: E402
 
@@ -58,6 +59,8 @@ class InspectionState(TypedDict, total=False):
     """Tool name -> contract digest, as the client that drives this thread implements them."""
     ui_actions: Optional[list[dict[str, Any]]]
     """Actions the agent authorized and performed: {action, element_id, identity, idempotency_key, result}."""
+    ui_issues: Optional[list[dict[str, Any]]]
+    """Why the last inline screen (patch lines in the agent's text) was refused; [] once one is taken."""
     ui_action_result: Optional[dict[str, Any]]
     """The answer to the last action request: {status: done | replayed | refused, ...}."""
 
@@ -95,7 +98,10 @@ SYSTEM_PROMPT = (
     "read_local_draft (it runs on their device). save_local_draft, get_current_location and "
     "attach_photo run there too; the inspector may decline (permission_denied), so go on without them. "
     "To show a screen call render_ui with a spec "
-    "{root, elements} that uses only these components:\n"
+    "{root, elements}. To change the screen on record you may instead write RFC 6902 JSON-patch ops "
+    "after your reply's text, one op a line, each line starting with '{' "
+    "(e.g. {\"op\":\"replace\",\"path\":\"/elements/risk/props/level\",\"value\":\"high\"}). "
+    "Screens use only these components:\n"
     + json.dumps(catalog_json_schema(), separators=(",", ":"))
 )
 
@@ -242,7 +248,8 @@ _MODEL = _BASE_MODEL.bind_tools(TOOL_SCHEMAS)
 
 
 MAX_FRAGMENT_DELAY_MS = 2000
-SLOW_UI_DELAY_MS = 40  # the `script: slow-ui` scenario's pacing, so a browser sees the screen build up
+SLOW_UI_DELAY_MS = 40  # pacing of these scenarios, so a browser sees the screen build up
+PACED_SCENARIOS = ("slow-ui", "patch-ui")
 
 
 async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any]:
@@ -250,12 +257,13 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
     if _SCRIPTED:
         # Pacing for demos and for recording slow streams (heartbeats): configurable.fragment_delay_ms.
         delay = (config.get("configurable") or {}).get("fragment_delay_ms")
-        if delay is None and scenario_of(state.get("messages", [])) == "slow-ui":
+        if delay is None and scenario_of(state.get("messages", [])) in PACED_SCENARIOS:
             delay = SLOW_UI_DELAY_MS
         if isinstance(delay, (int, float)) and delay > 0:
             kwargs["fragment_delay"] = min(float(delay), MAX_FRAGMENT_DELAY_MS) / 1000.0
     response = await _MODEL.ainvoke([SystemMessage(SYSTEM_PROMPT), *state.get("messages", [])], **kwargs)
-    return {"messages": [response]}
+    # A screen may also come as JSON-patch lines in the text (json-render's inline mode).
+    return {"messages": [response], **inline_ui_update(response, state.get("ui_spec"))}
 
 
 async def tools(state: InspectionState, config: RunnableConfig, *, store: Optional[BaseStore] = None) -> dict[str, Any]:

@@ -25,6 +25,11 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   browser can watch it build up;
 - `confirm`: the same bigger screen, at full speed; its ConfirmButton's action is awaited by the
   graph's `await_action` node.
+- `patch-ui`: the bigger screen written inline, as JSON-patch lines in the text after a sentence
+  (json-render's inline mode), paced like `slow-ui`;
+- `patch-edit`: the card, then a text whose patch lines raise its risk to high (an edit of the
+  screen on record);
+- `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused.
 """
 
 from __future__ import annotations
@@ -189,6 +194,26 @@ def inspection_screen(draft: dict[str, Any]) -> dict[str, Any]:
     return {"root": "screen", "elements": elements}
 
 
+def patch_lines(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The JSON-patch ops that write `spec` from an empty one: the root, then each element in order."""
+    return [{"op": "add", "path": "/root", "value": spec["root"]},
+            *({"op": "add", "path": f"/elements/{key}", "value": value} for key, value in spec["elements"].items())]
+
+
+def risk_edit(level: str, broken: bool = False) -> list[dict[str, Any]]:
+    """Ops that change the card's RiskBadge (with `broken`, one of them names a missing element)."""
+    ops: list[dict[str, Any]] = [{"op": "replace", "path": "/elements/risk/props/level", "value": level}]
+    if broken:
+        ops.append({"op": "replace", "path": "/elements/badge/props/label", "value": f"Risk: {level}"})
+    ops.append({"op": "replace", "path": "/elements/risk/props/label", "value": f"Risk: {level}"})
+    return ops
+
+
+def inline_text(sentence: str, ops: Sequence[dict[str, Any]]) -> str:
+    """A reply that says `sentence`, then writes `ops` one a line (see sitewalk.ui.inline_spec)."""
+    return sentence + "\n" + "".join(json.dumps(op, ensure_ascii=False, separators=(",", ":")) + "\n" for op in ops)
+
+
 _TIMEOUT_MS = re.compile(r"\btimeout_ms=(\d{1,6})\b")
 
 
@@ -235,6 +260,9 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             if outcome.get("ok"):
                 draft = dict(outcome.get("result") or {})
                 draft.setdefault("inspection_id", inspection_id)
+                if scenario == "patch-ui":
+                    return Turn(inline_text(f"Here is the screen for {inspection_id}.",
+                                            patch_lines(inspection_screen(draft))))
                 screen = inspection_screen(draft) if scenario in ("slow-ui", "confirm") else card_spec(draft)
                 return Turn("", "render_ui", screen)
             error = outcome.get("error") or {}
@@ -247,6 +275,9 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
                 shown = next(c["args"] for m in reversed(messages) for c in getattr(m, "tool_calls", None) or []
                              if c.get("name") == "render_ui")
                 return Turn("", "render_ui", broken_spec(shown))
+            if outcome.get("ok") and scenario in ("patch-edit", "bad-patch") and screens_sent == 1:
+                return Turn(inline_text("The photos show more corrosion than the draft says: raising the risk.",
+                                        risk_edit("high", broken=scenario == "bad-patch")))
             if outcome.get("ok"):
                 return Turn(f"The card for {inspection_id} is on screen.")
             issues = outcome.get("issues") or []

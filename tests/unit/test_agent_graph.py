@@ -128,14 +128,14 @@ def test_script_failure_and_closing_and_no_id():
 # --- the compiled graph, in-process ----------------------------------------------------------
 
 
-async def _drive(resume_value):
+async def _drive(resume_value, text="Start inspection inspection-42"):
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
     graph = G.build_graph()
     graph.checkpointer = InMemorySaver()
-    config = {"configurable": {"thread_id": "t"}}
-    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42")]}, config)
+    config = {"configurable": {"thread_id": "t", "fragment_delay_ms": 0}}
+    await graph.ainvoke({"messages": [HumanMessage(text)]}, config)
     state = await graph.aget_state(config)
     [pending] = state.interrupts
     value = pending.value
@@ -395,3 +395,41 @@ def test_graph_interrupts_for_the_location_in_the_locate_scenario():
         assert pending.value["contract"]["digest"] == G.TOOL_CONTRACTS["get_current_location"].digest
 
     asyncio.run(go())
+
+
+# --- inline screens: JSON-patch lines in the agent's text ------------------------------------
+
+
+def _draft_answer(cid):
+    return {cid: ok_result("read_local_draft", cid, DRAFT)}
+
+
+def test_scenario_patch_ui_writes_the_screen_inline_and_the_graph_keeps_it():
+    from sitewalk.contracts.spec import inline_spec_call_id
+    from sitewalk.ui.inline_spec import split_inline
+    from sitewalk_agent.scripted_model import inspection_screen
+
+    values, _ = asyncio.run(_drive(_draft_answer, "Start inspection inspection-42 script: patch-ui"))
+    reply = next(m for m in reversed(values["messages"]) if isinstance(m, AIMessage) and "{" in m.content)
+    prose, patch = split_inline(reply.content)
+    assert prose.strip() == "Here is the screen for inspection-42." and len(patch.splitlines()) == 10
+    spec = values["ui_spec"]
+    expected = Spec.model_validate(inspection_screen(DRAFT)).model_dump(mode="json")
+    assert {"root": spec["root"], "elements": spec["elements"]} == expected
+    assert spec["identity"] == {"message_id": reply.id, "tool_call_id": inline_spec_call_id(reply.id), "revision": 1}
+    assert values["ui_issues"] == []
+
+
+@pytest.mark.parametrize("scenario, level, issues", [("patch-edit", "high", []), ("bad-patch", "high", ["invalid_patch"])])
+def test_scenarios_that_edit_the_card_with_patch_lines(scenario, level, issues):
+    values, _ = asyncio.run(_drive(lambda cid: {cid: ok_result("read_local_draft", cid, {**DRAFT, "risk": "low"})},
+                                   f"Start inspection inspection-42 script: {scenario}"))
+    spec = values["ui_spec"]
+    risk = spec["elements"]["risk"]["props"]
+    if issues:  # refused: the card on record is the render_ui one, unchanged
+        assert risk == {"level": "low", "label": "Risk: low"} and spec["identity"]["revision"] == 1
+        assert [i["code"] for i in values["ui_issues"]] == issues and values["ui_issues"][0]["element"] == "badge"
+    else:
+        assert risk == {"level": level, "label": f"Risk: {level}"} and spec["identity"]["revision"] == 2
+        assert spec["identity"]["tool_call_id"].endswith(":inline_spec") and values["ui_issues"] == []
+    assert spec["elements"]["card"]["props"]["site"] == DRAFT["site"]
