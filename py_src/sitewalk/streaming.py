@@ -50,6 +50,7 @@ class ToolCallProgress:
 class MessageText:
     id: str
     parts: list[str] = field(default_factory=list)
+    done: bool = False  # the message's last chunk arrived
 
     @property
     def text(self) -> str:
@@ -86,8 +87,13 @@ class RunAssembler:
             changed.extend(self.finish_message(message_id))
         return changed
 
-    def finish_message(self, message_id: Optional[str] = None) -> list[ToolCallProgress]:
-        done = []
+    def finish_message(self, message_id: Optional[str] = None) -> list[Any]:
+        """End one message (or, with None, every message still open): its texts and calls that completed."""
+        done: list[Any] = []
+        for entry in self.texts.values():
+            if not entry.done and (message_id is None or entry.id == message_id):
+                entry.done = True
+                done.append(entry)
         for call in self.calls.values():
             if call.state == CallState.collecting_args and (message_id is None or call.key[1] == message_id):
                 if call.try_complete():

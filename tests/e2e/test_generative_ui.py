@@ -182,3 +182,63 @@ def test_confirm_is_authorized_on_the_server_and_does_nothing_the_second_time(ap
     assert after["values"]["ui_actions"] == values["ui_actions"]
     assert after["values"]["ui_action_result"]["status"] == "replayed"
     assert [i["value"]["type"] for i in after["interrupts"]] == ["ui_action_request"]  # still waiting
+
+
+# --- inline screens: JSON-patch lines in the agent's text (json-render's inline mode) ---------
+
+
+def record_screen_builds(page) -> None:
+    """After each batch of mutations of the screen: how many elements it shows, and which were added."""
+    page.evaluate("""() => { window.__builds = []; const screen = document.getElementById('sw-screen');
+      new MutationObserver((records) => {
+        const added = [];
+        for (const r of records) for (const n of r.addedNodes) if (n.dataset && n.dataset.swId) added.push(n.dataset.swId);
+        window.__builds.push({count: screen.querySelectorAll('[data-sw-id]').length, added,
+          risk: (screen.querySelector("[data-sw-id='risk']") || {}).textContent || null});
+      }).observe(screen, {subtree: true, childList: true}); }""")
+
+
+def test_a_screen_written_as_patch_lines_appears_step_by_step_and_its_confirm_is_authorized(app):
+    app.open()
+    page = app.page
+    app.seed_draft("inspection-81", DRAFT)
+    record_screen_builds(page)
+    app.start("inspection-81", note="script: patch-ui")
+    counts = [b["count"] for b in page.evaluate("() => window.__builds")]
+    assert counts[-1] == 9 and counts == sorted(counts), counts
+    assert len(set(counts)) >= 4, f"the screen did not build up line by line: {counts}"
+    assert page.locator("#sw-screen-issues li").count() == 0
+    reply = page.locator("#sw-transcript p", has_text="Here is the screen for inspection-81")
+    assert "{" not in reply.inner_text()  # the patch lines are the screen, not words
+    # the inline screen is the one on record: its button is authorized by the agent
+    page.locator("#sw-screen [data-sw-id='confirm']").click()
+    page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
+    record = _thread_values(app.server_url, "inspection-81")["values"]["ui_actions"][0]
+    assert record["identity"]["tool_call_id"].endswith(":inline_spec")
+
+
+def test_patch_lines_edit_only_the_element_they_touch(app):
+    app.open()
+    page = app.page
+    app.seed_draft("inspection-82", {**DRAFT, "risk": "low"})
+    record_screen_builds(page)
+    app.start("inspection-82", note="script: patch-edit")
+    builds = page.evaluate("() => window.__builds")
+    assert "card" in builds[0]["added"] and builds[0]["risk"] == "Risk: low"
+    later = [name for b in builds[1:] for name in b["added"]]
+    assert later and set(later) == {"risk"}, builds  # the card and its other parts kept their nodes
+    assert builds[-1]["risk"] == "Risk: high"
+    assert page.locator("#sw-screen-issues li").count() == 0
+
+
+def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
+    app.open()
+    page = app.page
+    app.seed_draft("inspection-83", {**DRAFT, "risk": "low"})
+    app.start("inspection-83", note="script: bad-patch")
+    assert page.locator("#sw-screen [data-sw-id='risk']").inner_text() == "Risk: low"
+    issue = page.locator("#sw-screen-issues li[data-code='invalid_patch']")
+    assert issue.count() == 1 and issue.get_attribute("data-element") == "badge"
+    values = _thread_values(app.server_url, "inspection-83")["values"]
+    assert values["ui_spec"]["elements"]["risk"]["props"]["level"] == "low"  # refused on the server too
+    assert [i["code"] for i in values["ui_issues"]] == ["invalid_patch"]

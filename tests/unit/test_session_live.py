@@ -95,3 +95,32 @@ def test_session_shows_a_streamed_screen_step_by_step_then_acts_through_the_agen
     assert first["status"] == "done" and first["result"]["work_order"] == "work-order:inspection-43:risk-1"
     assert again["status"] == "replayed" and again["idempotency_key"] == first["idempotency_key"]
     assert session.spec_identity["tool_call_id"] == first["identity"]["tool_call_id"]
+
+
+# --- inline screens: JSON-patch lines in the agent's text ------------------------------------
+
+
+def test_session_builds_an_inline_screen_from_patch_lines_as_they_stream(agent_server):
+    store = {draft_key("inspection-44"): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
+    session, view = run_session(agent_server, store, "inspection-44", note="script: patch-ui")
+    sizes = [len(s["elements"]) for s in view.screens]
+    assert sizes[-1] == 9 and sizes == sorted(sizes) and len(sizes) >= 4, sizes  # step by step
+    assert view.issues == []
+    reply = next(t for t in view.texts.values() if "Here is the screen" in t)
+    assert "{" not in reply  # the patch lines are not shown as words
+    assert session.spec_identity["tool_call_id"].endswith(":inline_spec")
+
+
+def test_session_edits_the_card_with_patch_lines_and_keeps_it_when_a_line_is_bad(agent_server):
+    store = {draft_key("inspection-45"): json.dumps({"site": "Pier 4", "risk": "low"})}
+    _, edited = run_session(agent_server, store, "inspection-45", note="script: patch-edit")
+    assert edited.screens[-1]["elements"]["risk"]["props"] == {"level": "high", "label": "Risk: high"}
+    assert edited.screens[-1]["elements"]["card"] == edited.screens[0]["elements"]["card"]
+    assert edited.issues == []
+
+    _, refused = run_session(agent_server, store, "inspection-45", note="script: bad-patch")
+    risks = [s["elements"]["risk"]["props"]["level"] for s in refused.screens]
+    # the edit showed its first line, then went back to the card on record at the bad line
+    assert risks == ["low", "high", "low"], risks
+    [issues] = refused.issues
+    assert [(i.code, i.element) for i in issues] == [("invalid_patch", "badge")]

@@ -21,6 +21,16 @@ def test_arguments_are_assembled_per_call_not_globally():
     assert asm.texts["m1"].text == "Looking"
 
 
+def test_a_message_text_is_done_with_its_last_chunk_or_at_the_end_of_the_stream():
+    asm = RunAssembler()
+    [first] = asm.feed(chunk("m1", "Look"))
+    assert first.done is False
+    assert [(c.id, c.done) for c in asm.feed(chunk("m1", "ing", last=True))] == [("m1", True), ("m1", True)]
+    asm.feed(chunk("m2", "cut off"))
+    assert [(c.id, c.done) for c in asm.finish_message()] == [("m2", True)]
+    assert asm.finish_message() == []  # once
+
+
 def test_same_index_in_two_messages_are_two_calls():
     asm = RunAssembler()
     asm.feed(chunk("m1", tool_chunks=[{"index": 0, "id": "a", "name": "t", "args": "{}"}], last=True))
