@@ -135,3 +135,133 @@ def test_one_long_string_in_tiny_fragments_is_scanned_a_bounded_number_of_times(
         parser.feed(piece)
     parser.close()
     assert parser.chars_scanned <= 3 * len(text)
+
+
+# -- deferred containers (PartialJsonParser(defer_depth=n), as SpecStream uses) -----------------
+
+TRICKY = json.dumps({**SPEC, "n": [-1.5e3, 0, 12, True, False, None, {}, [], [[1], {"a": {"b": [{}]}}]]})[:-1] + (
+    ', "u": {"s": "\\u2603 \\ud83d\\ude00 \\n\\t\\/ \\" \\\\", "k\\"ey": ["]", "}", "[{"]}, "x": 1e2}')
+
+
+def events_of(parser, pieces):
+    events = []
+    for piece in pieces:
+        events += parser.feed(piece)
+    return events, parser.close()
+
+
+@pytest.mark.parametrize("defer", [0, 1, 2, 3])
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 20, 10_000])
+def test_deferred_containers_give_the_eager_value_and_the_shallow_events(defer, size):
+    """Same final value; the events are the eager ones whose path has at most `defer` keys."""
+    eager, value = events_of(PartialJsonParser(), chunks(TRICKY, size))
+    deferred, deferred_value = events_of(PartialJsonParser(defer_depth=defer), chunks(TRICKY, size))
+    assert value == deferred_value == json.loads(TRICKY)
+    assert deferred == [(path, v) for path, v in eager if len(path) <= defer]
+
+
+@pytest.mark.parametrize("defer", [1, 2, 3])
+def test_the_partial_value_inside_a_deferred_container_matches_the_eager_one(defer):
+    for cut in range(1, len(TRICKY)):
+        eager, deferred = PartialJsonParser(), PartialJsonParser(defer_depth=defer)
+        for part in (TRICKY[:cut // 2], TRICKY[cut // 2:cut]):
+            eager.feed(part)
+            deferred.feed(part)
+            assert deferred.value == eager.value, (cut, part)
+            assert deferred.open_paths == eager.open_paths
+        deferred.feed(TRICKY[cut:])
+        assert deferred.close() == json.loads(TRICKY)  # reading .value midway changes nothing
+
+
+def test_escapes_surrogates_and_numbers_split_anywhere_in_a_deferred_container():
+    texts = ['{"a": {"s": "x\\"y\\\\z\\u00e9\\ud83d\\ude00"}}', '{"a": [12345, -0.5e-3, "\\\\", "]"]}',
+             '{"a": {"k": true, "n": null}, "b": 7}', '{"é☃": ["\\ud83d\\ude00", "☃"]}']
+    for text in texts:
+        for cut in range(1, len(text)):
+            for cut2 in range(cut, len(text)):
+                parser = PartialJsonParser(defer_depth=1)
+                for piece in (text[:cut], text[cut:cut2], text[cut2:]):
+                    parser.feed(piece)
+                assert parser.close() == json.loads(text), (text, cut, cut2)
+
+
+def first_error(parser, pieces, read_value=False):
+    """(index of the fragment that raised, len(pieces) for close(), reason, offset)."""
+    at = 0
+    try:
+        for at, piece in enumerate(pieces):
+            parser.feed(piece)
+            if read_value:
+                parser.value
+        at = len(pieces)
+        parser.close()
+    except PartialJsonError as exc:
+        return at, exc.reason, exc.position
+    raise AssertionError("no error")
+
+
+BAD = ['{"a": {"b" 1}}', '{"a": [1,,2]}', '{"a": {"b": 1}}}', '{"a": {1: 2}}', '{"a": [tru]}',
+       '{"a": ["\\x"]}', '{"a": [NaN]}', '{"a": {"b": -Infinity}}', '{"a": {"b": 1]}', '{"a": [1}',
+       '{"a": [01]}', '{"a": {"b": [1, 2', '{"a": {"b": "c\\', '{"a\\x": 1}', '{"a": 1 "b": 2}',
+       '{"a": {"b": 1} "c": 2}', '{"a": [1] , }']
+
+
+@pytest.mark.parametrize("bad", BAD)
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_bad_stream_fails_with_the_eager_message_and_offset(bad, size):
+    _, reason, position = first_error(PartialJsonParser(), chunks(bad, size))
+    for defer in (1, 2):
+        _, deferred_reason, deferred_position = first_error(PartialJsonParser(defer_depth=defer), chunks(bad, size))
+        assert (deferred_reason, deferred_position) == (reason, position), (bad, defer)
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_a_bad_stream_fails_at_the_same_fragment_when_the_value_is_read(bad):
+    """Reading .value after each fragment (as the screen does) surfaces an error inside a deferred
+    container no later than the next fragment; members cut by a fragment fail at the same one."""
+    pieces = chunks(bad, 1)
+    at, reason, position = first_error(PartialJsonParser(), pieces)
+    deferred_at, *rest = first_error(PartialJsonParser(defer_depth=1), pieces, read_value=True)
+    assert rest == [reason, position] and at <= deferred_at <= at + 1, bad
+
+
+def test_a_raw_control_character_is_treated_as_the_tokenizer_treats_it():
+    text = '{"a": ["line\nbreak"]}'  # json.loads refuses it, the tokenizer accepts it (no escape)
+    assert events_of(PartialJsonParser(defer_depth=1), [text])[1] == {"a": ["line\nbreak"]}
+    assert events_of(PartialJsonParser(), [text])[1] == {"a": ["line\nbreak"]}
+
+
+def test_members_cut_by_fragments_keep_their_events_and_errors():
+    text = '{"root": "a", "n": -12.5e1, "t": true, "e": {"x": 1}, "k\\"q": "v\\u00e9"}'
+    for cut in range(1, len(text)):
+        parser = PartialJsonParser()
+        events = parser.feed(text[:cut]) + parser.feed(text[cut:])
+        assert parser.close() == json.loads(text)
+        assert [path for path, _ in events] == [("root",), ("n",), ("t",), ("e", "x"), ("e",), ('k"q',), ()]
+    parser = PartialJsonParser()
+    parser.feed('{"a": tr')
+    with pytest.raises(PartialJsonError) as caught:
+        parser.feed('ux}')
+    assert caught.value.position == 6
+
+
+def test_spec_stream_completes_an_element_when_its_type_arrives_after_its_props():
+    stream = SpecStream()
+    stream.feed('{"root": "n", "elements": {"n": {"props": {"text": "T"}, "type": "Te')
+    assert list(stream.complete) == []
+    progress = stream.feed('xt", "children": ["a"')
+    assert progress.completed == ["n"] and not progress.settled
+    assert stream.spec["elements"]["n"] == {"props": {"text": "T"}, "type": "Text", "children": ["a"]}
+    assert stream.feed("]").settled == ["n"]
+
+
+@pytest.mark.parametrize("fragment", [1, 3, 20])
+def test_a_big_deferred_container_is_skimmed_once_not_once_per_fragment(fragment):
+    """A props object with a long string and many nested brackets, streamed in tiny fragments."""
+    props = {"text": "a\\\"b]}" * 5_000, "rows": [{"c": [i, {"d": "x}"}]} for i in range(2_000)]}
+    text = json.dumps({"root": "x", "elements": {"x": {"type": "Text", "props": props}}})
+    stream = SpecStream()
+    for piece in chunks(text, fragment):
+        stream.feed(piece)
+    assert stream.close()["elements"]["x"]["props"] == props
+    assert stream.chars_scanned <= 3.5 * len(text)

@@ -3,9 +3,10 @@
 Feed it the argument text fragment by fragment; it keeps the partially built value (objects
 and arrays are inserted into their parent when they open, scalars when they end) and reports
 every value that completed, with its path. It never re-parses the buffer: each character is
-scanned once, except the unfinished tail of a number or literal (a few characters) and one
-trailing backslash of a string, which are carried to the next fragment. `chars_scanned`
-counts that work, so tests can assert it grows linearly with the stream.
+scanned once, except a short unfinished tail carried to the next fragment (a number or
+literal, an object member `"key": value` cut by the fragment's end, carried once, or one
+trailing backslash of a string). `chars_scanned` counts that work, so tests can assert it grows
+linearly with the stream.
 
     parser = PartialJsonParser()
     for fragment in fragments:
@@ -13,8 +14,17 @@ counts that work, so tests can assert it grows linearly with the stream.
             ...
     final = parser.close()
 
-Tokens are matched with compiled regular expressions (whole runs of a string at a time), so
-the per-character work happens in C.
+Tokens are matched with compiled regular expressions (whole runs of a string at a time, a
+whole object member where one fits), so the per-character work happens in C.
+
+`PartialJsonParser(defer_depth=n)` trades detail for speed: a container whose path has n or
+more keys is not tokenized. Its text is skimmed for the matching bracket (`DeferredContainer`)
+and decoded by one `json` call when it closes, so it yields one event, for itself, and none
+for the values inside it. `.value` still shows its partial content: reading `.value` fills it
+in from the text so far. A syntax error inside such a container is raised (at the same offset,
+with the same message) by the feed that closes it, by close(), or by the next feed after
+`.value` was read, rather than by the feed that brought it. Text in such a container is looked
+at up to three times (a test for a closing bracket, the skim, the decode).
 """
 
 from __future__ import annotations
@@ -22,6 +32,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Optional, Union
+
+from .deferred_json import DeferredContainer
 
 __all__ = ["Path", "PartialJsonError", "PartialJsonParser"]
 
@@ -37,12 +49,34 @@ _TOKEN = re.compile(
 # The body of a string up to (not including) its closing quote or the end of the buffer;
 # stops before a lone trailing backslash, which is carried.
 _STR_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+# A whole object member `"key": value` (a string, a delimited atom, or an opening bracket), so
+# the common case costs one match instead of three or four; _NEXT_MEMBER starts with its comma.
+_KEY_PART = r'"(?P<k>[^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*'
+_VALUE_PART = (r'(?:"(?P<s>[^"\\]*(?:\\.[^"\\]*)*)"|(?P<a>-?[0-9][0-9.eE+-]*|true|false|null)(?=[ \t\r\n,}\]:])'
+               r'|(?P<o>[{\[]))')
+_MEMBER = re.compile(r"[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
+_NEXT_MEMBER = re.compile(r"[ \t\r\n]*,[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
+# What a member cut off by the end of the fragment may look like (no escapes: their decoding
+# errors must surface when the tokenizer would raise them); carried once, whole, to the next one.
+_ATOM_START = r"-?[0-9][0-9.eE+-]*|-|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?"
+_MEMBER_CUT = (r'"[^"\\]*(?:"[ \t\r\n]*(?::[ \t\r\n]*(?:"[^"\\]*|' + _ATOM_START + r")?)?)?")
+_MEMBER_START = re.compile(r"[ \t\r\n]*(?:" + _MEMBER_CUT + r")?")
+_NEXT_MEMBER_START = re.compile(r"[ \t\r\n]*(?:,[ \t\r\n]*(?:" + _MEMBER_CUT + r")?)?")
 _ATOM_PREFIX = re.compile(r"-?[0-9][0-9.eE+-]*|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?|-")
 _MAX_ATOM = 64
 _LITERALS = {"true": True, "false": False, "null": None}
 
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Decodes deferred containers; NaN and Infinity are refused as the tokenizer refuses them.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
 # Parser states of a frame.
 _VALUE, _KEY_OR_END, _KEY, _COLON, _COMMA_OR_END, _VALUE_OR_END = range(6)
+_MEMBER_STATES = (_KEY_OR_END, _KEY, _COMMA_OR_END)  # where an object may take a whole member
 
 
 class PartialJsonError(ValueError):
@@ -50,6 +84,7 @@ class PartialJsonError(ValueError):
 
     def __init__(self, message: str, position: int):
         super().__init__(f"{message} at offset {position}")
+        self.reason = message
         self.position = position
 
 
@@ -66,59 +101,71 @@ class _Frame:
 class PartialJsonParser:
     """Incremental parser of one JSON value (a tool call's arguments)."""
 
-    def __init__(self) -> None:
-        self.value: Any = None
+    def __init__(self, defer_depth: Optional[int] = None) -> None:
+        self.defer_depth = defer_depth  # containers at this path length or deeper are deferred
+        self._value: Any = None
         self.started = False  # the top-level value has begun
         self.done = False  # the top-level value is complete
-        self.chars_scanned = 0  # work counter: characters the scanner looked at
-        self.consumed = 0  # characters of the stream fully consumed
+        self.chars_scanned = 0  # work counter: characters the scanners looked at
+        self.consumed = 0  # characters of the stream fed so far
         self._stack: list[_Frame] = []
         self._tail = ""  # unfinished atom or a trailing backslash of a string
         self._in_string = False
         self._string_parts: list[str] = []
         self._error: Optional[PartialJsonError] = None
         self._base = 0
+        self._deferred: Optional[DeferredContainer] = None
 
     # -- public --------------------------------------------------------------------------------
+
+    @property
+    def value(self) -> Any:
+        """The value built so far (containers still open hold what has arrived)."""
+        if self._deferred is not None:
+            self._fill_deferred()
+        return self._value
 
     def feed(self, text: str) -> list[tuple[Path, Any]]:
         """Consume one fragment; return the values it completed as (path, value), in order."""
         if self._error:
             raise self._error
+        deferred = self._deferred
+        if deferred is not None and "}" not in text and "]" not in text:
+            # the common fragment: inside a deferred container and unable to close it (the two
+            # membership tests looked at each character once: that is the work counted)
+            deferred.parts.append(text)
+            self.consumed += len(text)
+            self.chars_scanned += len(text)
+            return []
         completed: list[tuple[Path, Any]] = []
-        buf = self._tail + text if self._tail else text
-        base = self.consumed - len(self._tail) if self._tail else self.consumed
-        self._tail = ""
-        self._base = base
-        self.chars_scanned += len(buf)
-        pos, end = 0, len(buf)
+        base = self.consumed
+        self.consumed += len(text)
         try:
-            while pos < end:
-                if self._in_string:
-                    pos = self._scan_string(buf, pos, completed)
-                    continue
-                m = _TOKEN.match(buf, pos)
-                if m is None:
-                    pos = self._incomplete(buf, pos, base)
-                    continue
-                pos = m.end()
-                kind = m.lastgroup
-                if kind == "p":
-                    self._punct(m.group("p"), base + pos - 1, completed)
-                elif kind == "s":
-                    self._scalar(_decode(m.group("s"), base + pos), base + pos, completed, is_key_ok=True)
-                else:
-                    self._scalar(_atom(m.group("a"), base + pos), base + pos, completed)
+            while True:
+                if self._deferred is not None:
+                    cut = self._feed_deferred(text, base, completed)
+                    if cut is None:
+                        break
+                    text, base = text[cut:], base + cut
+                if not text:
+                    break
+                cut = self._scan_tokens(text, base, completed)
+                if cut is None:
+                    break
+                text, base = text[cut:], base + cut  # a deferred container began at cut
         except PartialJsonError as exc:
             self._error = exc
             raise
-        self.consumed = base + end
         return completed
 
     def close(self) -> Any:
         """End of stream: finish a trailing top-level number and return the complete value."""
         if self._error:
             raise self._error
+        if self._deferred is not None:
+            self._fill_deferred()  # finds a syntax error in the unclosed container, if any
+            if self._error:
+                raise self._error
         if self._tail and not self._in_string and not self._stack and not self.done:
             atom = self._tail.strip()
             self._tail = ""
@@ -130,9 +177,131 @@ class PartialJsonParser:
     @property
     def open_paths(self) -> list[Path]:
         """Paths of the containers still open, outermost first."""
-        return [frame.path for frame in self._stack]
+        paths = [frame.path for frame in self._stack]
+        deferred = self._deferred
+        if deferred is not None:
+            self._fill_deferred()
+            paths += [deferred.path + path for path in deferred.sub.open_paths] or [deferred.path]
+        return paths
 
     # -- scanning ------------------------------------------------------------------------------
+
+    def _scan_tokens(self, text: str, base: int, completed: list) -> Optional[int]:
+        """Tokenize text; None once all of it is consumed, or the index after a deferred opener."""
+        buf = self._tail + text if self._tail else text
+        base -= len(self._tail)
+        lead = len(self._tail)
+        self._tail = ""
+        self._base = base
+        self.chars_scanned += len(buf)
+        pos, end = 0, len(buf)
+        while pos < end:
+            if self._in_string:
+                pos = self._scan_string(buf, pos, completed)
+                continue
+            frame = self._stack[-1] if self._stack else None
+            if frame is not None and frame.state in _MEMBER_STATES and isinstance(frame.container, dict):
+                m = (_NEXT_MEMBER if frame.state == _COMMA_OR_END else _MEMBER).match(buf, pos)
+                if m is not None:
+                    pos = self._member(frame, m, base, completed)
+                    if self._deferred is not None:
+                        self.chars_scanned -= end - pos
+                        return pos - lead
+                    continue
+                if pos >= lead and self._carry_member(buf, pos, frame.state):
+                    return None
+            m = _TOKEN.match(buf, pos)
+            if m is None:
+                pos = self._incomplete(buf, pos, base)
+                continue
+            pos = m.end()
+            kind = m.lastgroup
+            if kind == "p":
+                self._punct(m.group("p"), base + pos - 1, completed)
+                if self._deferred is not None:
+                    self.chars_scanned -= end - pos  # the deferred container skims the rest
+                    return pos - lead
+            elif kind == "s":
+                self._scalar(_decode(m.group("s"), base + pos), base + pos, completed, is_key_ok=True)
+            else:
+                self._scalar(_atom(m.group("a"), base + pos), base + pos, completed)
+        return None
+
+    def _carry_member(self, buf: str, pos: int, state: int) -> bool:
+        """Keep a short member cut off by the fragment's end for the next fragment, to match whole."""
+        rest = buf[pos:]
+        if len(rest) > _MAX_ATOM or "\\" in rest:
+            return False
+        start = _NEXT_MEMBER_START if state == _COMMA_OR_END else _MEMBER_START
+        if start.fullmatch(rest) is None:
+            return False
+        self._tail = rest
+        return True
+
+    def _member(self, frame: _Frame, m: re.Match, base: int, completed: list) -> int:
+        """A whole `"key": value` (after a comma when the frame wanted one); the end of it."""
+        frame.key = _decode(m.group("k"), base + m.end("k") + 1)
+        frame.state = _VALUE
+        kind = m.lastgroup
+        if kind == "s":
+            where = base + m.end()
+            self._scalar(_decode(m.group("s"), where), where, completed)
+        elif kind == "a":
+            self._scalar(_atom(m.group("a"), base + m.end()), base + m.end(), completed)
+        else:
+            self._punct(m.group("o"), base + m.end() - 1, completed)
+        return m.end()
+
+    def _feed_deferred(self, text: str, base: int, completed: list) -> Optional[int]:
+        """Give text to the deferred container; the index after its closing bracket, or None."""
+        deferred = self._deferred
+        cut, skimmed = deferred.add(text)
+        self.chars_scanned += skimmed
+        if cut is None:
+            return None
+        self._deferred = None
+        source = deferred.text()
+        self.chars_scanned += len(source)
+        try:
+            value, stop = _DECODER.raw_decode(source)
+        except ValueError:
+            stop = -1
+        if stop != len(source):  # not plain JSON to the json module: the tokenizer decides
+            value = self._parse_whole(source, deferred.start)
+        deferred.place(value)
+        if deferred.owner is None:
+            self._value = value
+        self._completed(deferred.path, value, completed)
+        return cut
+
+    def _parse_whole(self, source: str, start: int) -> Any:
+        parser = PartialJsonParser()
+        try:
+            parser.feed(source)
+            return parser.close()
+        except PartialJsonError as exc:
+            raise PartialJsonError(exc.reason, start + exc.position) from None
+        finally:
+            self.chars_scanned += parser.chars_scanned
+
+    def _fill_deferred(self) -> None:
+        """Bring the deferred container's partial value up to the text that has arrived."""
+        deferred = self._deferred
+        if deferred.sub is None:
+            deferred.sub = PartialJsonParser()
+        sub = deferred.sub
+        if deferred.fed < len(deferred.parts) and sub._error is None:
+            piece = "".join(deferred.parts[deferred.fed:])
+            deferred.fed = len(deferred.parts)
+            before = sub.chars_scanned
+            try:
+                sub.feed(piece)
+            except PartialJsonError as exc:  # raised by the next feed or close
+                self._error = PartialJsonError(exc.reason, deferred.start + exc.position)
+            self.chars_scanned += sub.chars_scanned - before
+        deferred.place(sub._value)
+        if deferred.owner is None:
+            self._value = sub._value
 
     def _incomplete(self, buf: str, pos: int, base: int) -> int:
         """No complete token at pos: start a string, carry an atom prefix, or fail."""
@@ -161,7 +330,7 @@ class PartialJsonParser:
             raw = "".join(self._string_parts)
             self._in_string = False
             self._string_parts = []
-            where = self._base + stop
+            where = self._base + stop + 1  # just past the closing quote, as for a whole token
             self._scalar(_decode(raw, where), where, completed, is_key_ok=True, checked=True)
             return stop + 1
         self._string_parts.append(buf[pos:stop])
@@ -184,6 +353,11 @@ class PartialJsonParser:
         if char in "{[":
             container: Any = {} if char == "{" else []
             path = self._attach(container, where)
+            if self.defer_depth is not None and len(path) >= self.defer_depth:
+                owner = frame.container if frame is not None else None
+                slot = path[-1] if path else None
+                self._deferred = DeferredContainer(char, path, owner, slot, where)
+                return
             self._stack.append(_Frame(container, path, _KEY_OR_END if char == "{" else _VALUE_OR_END))
             return
         if frame is None:
@@ -222,7 +396,7 @@ class PartialJsonParser:
             if self.started:
                 raise PartialJsonError("data after the end of the value", where)
             self.started = True
-            self.value = value
+            self._value = value
             return ()
         if isinstance(frame.container, dict):
             if frame.state != _VALUE:
