@@ -4,6 +4,11 @@ Wraps the incremental parser: an element is *complete* once its `type` string an
 object are both closed (or the element object closed without props), and *settled* once its
 `children` list is final. The progressive filter renders only complete elements and switches
 to a new screen once the root and its children are there.
+
+Only paths of up to three keys matter here (root, elements/<id>, elements/<id>/type|props|
+children), so the parser defers containers three keys deep: a `props` object or a `children`
+list is skimmed for its closing bracket and decoded in one `json` call, not token by token.
+A syntax error inside one is raised when it closes, or by the feed after `spec` was read.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from .partial_json import PartialJsonParser
 __all__ = ["SpecProgress", "SpecStream"]
 
 
-@dataclass
+@dataclass(slots=True)  # one per fragment: slots make it cheap to create
 class SpecProgress:
     """What one fragment changed."""
 
@@ -33,7 +38,7 @@ class SpecStream:
     """Feed the argument text of one render_ui call; read `spec`, `complete`, `settled`."""
 
     def __init__(self) -> None:
-        self.parser = PartialJsonParser()
+        self.parser = PartialJsonParser(defer_depth=3)
         self.root: Optional[str] = None
         self.complete: dict[str, None] = {}  # insertion-ordered set
         self.settled: set[str] = set()
