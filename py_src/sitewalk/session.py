@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable, Optional, Protocol
 from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from .agentserver.client import AgentServerClient, pending_interrupts
 from .agentserver.errors import AgentServerError, ServerUnreachable
+from .agentserver.rejoin import stream_with_rejoin
 from .contracts.envelope import ErrorCode, error_result
 from .headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
@@ -98,10 +99,15 @@ class InspectionSession:
                 break
         await self.refresh_timeline()
 
-    async def _stream(self, **run_kwargs: Any) -> None:
+    async def _stream(self, run_id: Optional[str] = None, **run_kwargs: Any) -> None:
+        """Stream one run (a new one, or with `run_id` one already going) to the view.
+
+        A dropped connection is rejoined where it broke, without showing an event twice.
+        """
         assembler = RunAssembler()
-        async for part in self.client.runs.stream(self.thread_id, self.assistant_id,
-                                                  stream_mode=STREAM_MODES, **run_kwargs):
+        async for part in stream_with_rejoin(self.client, self.thread_id, self.assistant_id, run_id=run_id,
+                                             wait=self._wait_for_network, on_drop=self._connection_dropped,
+                                             stream_mode=STREAM_MODES, **run_kwargs):
             kind = part.event.split("|", 1)[0]
             if kind == "messages":
                 for change in assembler.feed(part.data):
@@ -111,6 +117,9 @@ class InspectionSession:
                 self._show_spec(part.data.get("ui_spec"))
         for change in assembler.finish_message():
             self._show_change(change)
+
+    def _connection_dropped(self, attempt: int) -> None:
+        self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
     def _show_change(self, change: Any) -> None:
         if isinstance(change, ToolCallProgress):
@@ -301,7 +310,7 @@ class InspectionSession:
                 still = {i.get("id") for i in pending_interrupts(state)}
                 resume = {iid: answer for iid, answer in resume.items() if iid in still}
                 if not resume:
-                    await self._wait_until_idle()
+                    await self._follow_latest_run()
         if attempt and self.on_outbox is not None:
             self.on_outbox(0)
         for answer in answers.values():
@@ -317,18 +326,16 @@ class InspectionSession:
         else:
             await asyncio.sleep(min(0.25 * 2 ** attempt, 15.0))
 
-    async def _wait_until_idle(self, timeout_s: float = 120.0) -> None:
-        """The server took an answer whose stream was lost: wait for the run it resumed to end."""
-        loop = asyncio.get_event_loop()
-        deadline = loop.time() + timeout_s
-        while loop.time() < deadline:
-            try:
-                thread = await self.client.threads.get(self.thread_id)
-            except ServerUnreachable:
-                thread = {"status": "busy"}
-            if thread.get("status") != "busy":
-                return
-            await asyncio.sleep(0.5)
+    async def _follow_latest_run(self) -> None:
+        """The server took an answer whose stream was lost before it began: show the run it
+        resumed from its first event (runs are resumable, so their events are kept)."""
+        runs = await self.client.runs.list(self.thread_id, limit=1)
+        if runs:
+            await self._stream(run_id=runs[0]["run_id"])
+        # the server may have dropped the run's events already: its state has the outcome anyway
+        values = (await self.client.threads.get_state(self.thread_id)).get("values") or {}
+        self._settle_calls(values.get("messages") or [])
+        self._show_spec(values.get("ui_spec"))
 
     async def rejoin(self, thread_id: str) -> bool:
         """Carry on with a thread after a reload: answer what it still waits on (each call once).

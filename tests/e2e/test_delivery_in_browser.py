@@ -10,6 +10,7 @@ import asyncio
 import json
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -253,3 +254,32 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     state = _run(state_of())
     located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
     assert len(located) == 1 and json.loads(located[0]["content"])["result"]["latitude"] == pytest.approx(59.3293)
+
+
+def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_for, agent_server):
+    from tcp_relay import TcpRelay
+
+    server = urlsplit(agent_server)
+    relay = TcpRelay(server.hostname, server.port)
+    try:
+        app = app_for(relay.url)  # the app reaches the real server through a connection we can cut
+        page = app.page
+        app.open()
+        app.seed_draft("inspection-93", {**DRAFT, "inspection_id": "inspection-93"})
+        page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
+          new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
+            {subtree: true, childList: true, characterData: true}); }""")
+        app.begin("inspection-93", "script: patch-ui")
+        # the screen has started to build (its root is there) but not finished: cut the connection
+        page.wait_for_selector("#sw-screen [data-sw-id='screen']")
+        assert page.locator("#sw-screen [data-sw-id]").count() < 9
+        assert relay.cut() >= 1
+        poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=20)
+        app.wait_finished("inspection-93")
+        assert page.locator("#sw-screen [data-sw-id]").count() == 9
+        assert page.locator("#sw-screen-issues li").count() == 0
+        reply = page.locator("#sw-transcript p", has_text="Here is the screen")
+        assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
+        assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    finally:
+        relay.close()
