@@ -64,6 +64,7 @@ class InspectionSession:
         self._on_record: Optional[dict[str, Any]] = None  # the server's ui_spec, as last seen
         self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
+        self._streamed: Optional[_StreamedState] = None  # what the last run's stream said
         self._acting = False
         if hasattr(view, "on_action"):
             view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
@@ -94,7 +95,7 @@ class InspectionSession:
                 await self._deliver(answers)
             else:
                 await self._stream(**run_kwargs)
-            answers = {} if self.cancelled else await self._answer_pending()
+            answers = {} if self.cancelled else await self._answer_pending(self._streamed_state())
             if not answers:
                 break
         await self.refresh_timeline()
@@ -105,6 +106,7 @@ class InspectionSession:
         A dropped connection is rejoined where it broke, without showing an event twice.
         """
         assembler = RunAssembler()
+        self._streamed = _StreamedState()
         async for part in stream_with_rejoin(self.client, self.thread_id, self.assistant_id, run_id=run_id,
                                              wait=self._wait_for_network, on_drop=self._connection_dropped,
                                              stream_mode=STREAM_MODES, **run_kwargs):
@@ -113,12 +115,29 @@ class InspectionSession:
                 for change in assembler.feed(part.data):
                     self._show_change(change)
             elif kind == "values" and isinstance(part.data, dict):
+                self._streamed.values = part.data
                 self._settle_calls(part.data.get("messages") or [])
                 self._show_spec(part.data.get("ui_spec"))
+            elif kind == "updates" and isinstance(part.data, dict):
+                self._streamed.interrupts.extend(part.data.get("__interrupt__") or [])
+        self._streamed.whole = True
         for change in assembler.finish_message():
             self._show_change(change)
 
+    def _streamed_state(self) -> Optional[dict[str, Any]]:
+        """The thread's state as the last stream ended, when that stream is the whole story.
+
+        It saves reading the state before answering a headless tool. After a dropped connection
+        the server's own state is read instead: a rejoin may miss an event.
+        """
+        streamed = self._streamed
+        if streamed is None or not streamed.whole or streamed.dropped or streamed.values is None:
+            return None
+        return {"values": streamed.values, "interrupts": streamed.interrupts}
+
     def _connection_dropped(self, attempt: int) -> None:
+        if self._streamed is not None:
+            self._streamed.dropped = True
         self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
     def _show_change(self, change: Any) -> None:
@@ -194,14 +213,16 @@ class InspectionSession:
             self.view.tool_call(call_id, str(message.get("name") or "?"),
                                 CallState.failed if failed else CallState.succeeded, detail)
 
-    async def _answer_pending(self) -> dict[str, Any]:
-        """Answers for the headless tools the thread waits on, each call run at most once.
+    async def _answer_pending(self, state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """Answers for the headless tools the thread waits on (in `state`, else the server's), each
+        call run at most once.
 
         A call this device answered before (the same interrupt again, or a reload that finds the
         server still waiting) gets its recorded envelope again; a contract that differs from the
         agent's is answered with contract_mismatch without running the tool.
         """
-        state = await self.client.threads.get_state(self.thread_id)
+        if state is None:
+            state = await self.client.threads.get_state(self.thread_id)
         for mismatch in server_mismatches(state):
             self._contract_mismatch(mismatch)
         answers: dict[str, Any] = {}
@@ -420,6 +441,16 @@ class InspectionSession:
         checkpoints = build_timeline(history)
         self.view.timeline(checkpoints)
         return checkpoints
+
+
+class _StreamedState:
+    """What one run's stream said of the thread: its last values and the interrupts it raised."""
+
+    def __init__(self) -> None:
+        self.values: Optional[dict[str, Any]] = None
+        self.interrupts: list[dict[str, Any]] = []
+        self.whole = False  # the stream ran to its end
+        self.dropped = False  # the connection dropped at least once (rejoined)
 
 
 class _MessageProse:

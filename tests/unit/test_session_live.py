@@ -124,3 +124,31 @@ def test_session_edits_the_card_with_patch_lines_and_keeps_it_when_a_line_is_bad
     assert risks == ["low", "high", "low"], risks
     [issues] = refused.issues
     assert [(i.code, i.element) for i in issues] == [("invalid_patch", "badge")]
+
+
+def test_a_headless_tool_is_answered_from_the_stream_without_reading_the_thread_state(agent_server):
+    from sitewalk.agentserver.transport import HttpxTransport
+
+    class CountingTransport(HttpxTransport):
+        def __init__(self):
+            super().__init__()
+            self.state_reads = 0
+
+        async def request(self, method, url, json=None, headers=None):
+            self.state_reads += method == "GET" and url.endswith("/state")
+            return await super().request(method, url, json=json, headers=headers)
+
+    store = {draft_key("inspection-46"): json.dumps({"site": "Pier 4", "risk": "low"})}
+    transport = CountingTransport()
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
+        view = RecordingView()
+        async with AgentServerClient(agent_server, transport=transport) as client:
+            await InspectionSession(client, registry, view).start("inspection-46")
+        return view
+
+    view = asyncio.run(go())
+    assert view.states("read_local_draft")[-1] == "succeeded" and view.screens
+    assert transport.state_reads == 0  # the interrupt came with the stream
