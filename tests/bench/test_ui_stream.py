@@ -63,3 +63,32 @@ def test_streamed_spec_assembly_against_one_parse():
               f"{per_char:.2f} chars scanned per char")
     per_chars = [r[3] for r in rows]
     assert max(per_chars) - min(per_chars) < 0.05  # linear work
+
+
+def test_an_inline_patch_stream_against_one_parse_of_its_lines():
+    """The same screens written as JSON-patch lines in the agent's text (split from prose, applied
+    with jsonpatch), in 20-byte fragments, against json.loads of every line once."""
+    from sitewalk.ui.inline_spec import InlineSplitter
+    from sitewalk.ui.patch_stream import PatchStream
+    from sitewalk_agent.scripted_model import inline_text, patch_lines
+
+    rows = []
+    for size in (25_000, 50_000, 100_000):
+        text = inline_text("Here is the screen.", patch_lines(spec_of(size)))
+        pieces = [text[i:i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
+        lines = text.splitlines()[1:]
+
+        def stream():
+            splitter, patches = InlineSplitter(), PatchStream()
+            for piece in pieces:
+                patches.feed(splitter.feed(piece)[1])
+            patches.close()
+            assert not patches.issues
+
+        t_stream = _median_time(stream)
+        t_parse = _median_time(lambda: [json.loads(line) for line in lines])
+        rows.append((size, t_stream, t_parse))
+    print()
+    for size, t_stream, t_parse in rows:
+        print(f"ui-patch-stream {size // 1000:>3} KB in {FRAGMENT}-byte fragments: {t_stream * 1e3:7.2f} ms, "
+              f"json.loads of each line {t_parse * 1e3:6.3f} ms, ratio {t_stream / t_parse:5.1f}x")
