@@ -52,3 +52,12 @@ def test_calls_without_an_id_are_ignored_and_other_ui_tools_can_be_allowed():
     assert pick_current([cand(0, 0, "")]) is None
     tracker = CurrentSpec(tool_names=("render_ui", "render_panel"))
     assert tracker.offer(cand(0, 0, "p", tool="render_panel"))
+
+
+def test_an_inline_screen_takes_its_messages_place_before_the_calls_of_that_message():
+    inline_m1 = cand(1, -1, "m1:inline_spec", tool="inline_spec")
+    # a render_ui call of the same message comes after its text; a later message's text wins
+    for order in itertools.permutations([inline_m1, cand(1, 0, "ui_m1")]):
+        assert pick_current(order).tool_call_id == "ui_m1"
+    for order in itertools.permutations([cand(1, 0, "ui_m1"), cand(2, -1, "m2:inline_spec", tool="inline_spec")]):
+        assert pick_current(order).tool_call_id == "m2:inline_spec"
