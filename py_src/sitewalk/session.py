@@ -10,18 +10,15 @@ import asyncio
 import json
 from typing import Any, Awaitable, Callable, Optional, Protocol
 
-from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from .agentserver.client import AgentServerClient, pending_interrupts
 from .agentserver.errors import AgentServerError, ServerUnreachable
 from .agentserver.rejoin import stream_with_rejoin
 from .contracts.envelope import ErrorCode, error_result
 from .headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
+from .screen_feed import ScreenFeed
 from .streaming import CallState, MessageText, RunAssembler, ToolCallProgress
 from .timeline import Checkpoint, build_timeline
-from .ui.current import SpecCandidate
-from .ui.inline_spec import InlineSplitter
-from .ui.live import LiveScreen
 from .ui.validate import Issue
 
 ASSISTANT_ID = "inspection"
@@ -55,15 +52,7 @@ class InspectionSession:
         self.view = view
         self.assistant_id = assistant_id
         self.thread_id: Optional[str] = None
-        self.spec_identity: Optional[dict[str, Any]] = None  # the server's identity of the screen shown
-        self.live = LiveScreen()  # which render_ui call owns the screen, and what of it can show
-        self._message_order: dict[str, int] = {}
-        self._fed: dict[tuple[str, str, int], int] = {}  # render_ui call -> argument fragments fed
-        self._completed: set[str] = set()  # render_ui calls whose final spec was judged
-        self._on_screen: Optional[dict[str, Any]] = None
-        self._on_record: Optional[dict[str, Any]] = None  # the server's ui_spec, as last seen
-        self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
-        self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
+        self.screen = ScreenFeed(view)  # what the stream says of the screen and the transcript
         self._streamed: Optional[_StreamedState] = None  # what the last run's stream said
         self._acting = False
         if hasattr(view, "on_action"):
@@ -140,64 +129,20 @@ class InspectionSession:
             self._streamed.dropped = True
         self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
+    @property
+    def spec_identity(self) -> Optional[dict[str, Any]]:
+        """The server's identity of the screen shown (what a ConfirmButton's action names)."""
+        return self.screen.spec_identity
+
     def _show_change(self, change: Any) -> None:
         if isinstance(change, ToolCallProgress):
-            self._show_call(change)
+            self.view.tool_call(change.id or "?", change.name or "?", change.state, change.args_text)
+            self.screen.call(change)
         elif isinstance(change, MessageText):
-            self._show_text(change)
+            self.screen.text(change)
 
-    def _show_text(self, message: MessageText) -> None:
-        """The agent's words go to the transcript; patch lines among them build a screen inline."""
-        entry = self._texts.setdefault(message.id, _MessageProse())
-        patch = entry.feed(message)
-        if entry.changed:
-            self.view.agent_text(message.id, entry.prose)
-        if not entry.splitter.patch_lines:
-            return
-        call_id = inline_spec_call_id(message.id)
-        candidate = self._candidate(message.id, -1, call_id, INLINE_SPEC)
-        if patch:
-            self.live.patch_lines(candidate, patch, base=self._on_record)
-        if message.done and call_id not in self._completed:
-            self._completed.add(call_id)
-            issues = self.live.complete(candidate)
-            self._push_screen()
-            if issues:
-                self.view.screen_issues(issues)  # the last good screen stays
-            return
-        self._push_screen()
-
-    def _show_call(self, call: ToolCallProgress) -> None:
-        self.view.tool_call(call.id or "?", call.name or "?", call.state, call.args_text)
-        if call.name != RENDER_UI_TOOL or not call.id:
-            return
-        # Progressive: the call's new argument fragments go to its own incremental parser; the
-        # screen follows as soon as the new root and the elements it lists can render.
-        candidate = self._candidate(call.key[1], call.key[2], call.id)
-        fed = self._fed.get(call.key, 0)
-        for text in call.fragments[fed:]:
-            self.live.fragment(candidate, text)
-        self._fed[call.key] = len(call.fragments)
-        if call.state == CallState.args_ready and call.id not in self._completed:
-            # The arguments are complete: validate the final spec (the server validates it again).
-            self._completed.add(call.id)
-            issues = self.live.complete(candidate, call.args)
-            self._push_screen()
-            if issues:
-                self.view.screen_issues(issues)  # the last good screen stays
-            return
-        self._push_screen()
-
-    def _candidate(self, message_id: str, call_index: int, tool_call_id: str,
-                   tool_name: str = RENDER_UI_TOOL) -> SpecCandidate:
-        index = self._message_order.setdefault(message_id, len(self._message_order))
-        return SpecCandidate(index, call_index, tool_name, tool_call_id, 0, message_id=message_id)
-
-    def _push_screen(self) -> None:
-        shown = self.live.shown
-        if shown is not None and shown is not self._on_screen and shown != self._on_screen:
-            self._on_screen = shown
-            self.view.screen(shown)
+    def _show_spec(self, ui_spec: Any) -> None:
+        self.screen.server_spec(ui_spec)
 
     def _settle_calls(self, messages: list[Any]) -> None:
         """A tool message in the state is the server's word on how a call ended."""
@@ -371,36 +316,6 @@ class InspectionSession:
             await self.refresh_timeline()
         return bool(answers)
 
-    def _show_spec(self, ui_spec: Any) -> None:
-        """The server's stored screen (validated there): shown if its call was not streamed here."""
-        if not isinstance(ui_spec, dict):
-            return
-        self._on_record = ui_spec  # what the next inline patch lines apply to
-        identity = ui_spec.get("identity") or {}
-        call_id = str(identity.get("tool_call_id") or "")
-        if call_id and self.live.current.is_current(call_id):
-            self.spec_identity = identity
-        if not call_id:
-            return
-        spec = {k: v for k, v in ui_spec.items() if k != "identity"}
-        candidate = self._candidate(str(identity.get("message_id") or call_id), 0, call_id)
-        if call_id in self._completed:
-            # Built here from the stream: the server's copy is the same unless the two started from
-            # different screens (inline patches); then the server's word wins. Compared once.
-            check = (call_id, int(identity.get("revision") or 0))
-            if check in self._checked or not self.live.current.is_current(call_id):
-                return
-            self._checked.add(check)
-            if _same_screen(self.live.screen.good, spec):
-                return
-        self._completed.add(call_id)
-        issues = self.live.complete(candidate, spec)
-        if self.live.current.is_current(call_id) and not issues:
-            self.spec_identity = identity
-        self._push_screen()
-        if issues:
-            self.view.screen_issues(issues)
-
     async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
         """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
 
@@ -451,41 +366,6 @@ class _StreamedState:
         self.interrupts: list[dict[str, Any]] = []
         self.whole = False  # the stream ran to its end
         self.dropped = False  # the connection dropped at least once (rejoined)
-
-
-class _MessageProse:
-    """One message's text as it streams: its prose so far, and the patch lines split from it."""
-
-    def __init__(self) -> None:
-        self.splitter = InlineSplitter()
-        self.prose = ""
-        self.changed = False
-        self._fed = 0
-        self._closed = False
-
-    def feed(self, message: MessageText) -> str:
-        """Take the message's new parts; return the patch text among them."""
-        prose, patch = [], []
-        for part in message.parts[self._fed:]:
-            words, ops = self.splitter.feed(part)
-            prose.append(words)
-            patch.append(ops)
-        self._fed = len(message.parts)
-        if message.done and not self._closed:
-            self._closed = True
-            prose.append(self.splitter.close())
-        added = "".join(prose)
-        self.prose += added
-        self.changed = bool(added) and bool(self.prose.strip())  # no empty paragraph for a patch-only reply
-        return "".join(patch)
-
-
-def _same_screen(a: Any, b: Any) -> bool:
-    """The same spec once both have their defaults (children, props) filled in."""
-    try:
-        return Spec.model_validate(a).model_dump(mode="json") == Spec.model_validate(b).model_dump(mode="json")
-    except ValueError:  # pydantic's ValidationError is a ValueError
-        return False
 
 
 def _error_summary(content: Any) -> str:

@@ -1,9 +1,8 @@
-"""The session's screen bookkeeping without a server: inline patch lines, then the server's copy."""
+"""ScreenFeed without a server: inline patch lines, then the server's copy of the screen."""
 
 import json
 
-from sitewalk.headless import HeadlessToolRegistry
-from sitewalk.session import InspectionSession
+from sitewalk.screen_feed import ScreenFeed
 from sitewalk.streaming import MessageText
 
 CARD = {"root": "card", "elements": {
@@ -24,45 +23,45 @@ class ScreenView:
     def screen_issues(self, issues): self.issues.append(issues)
 
 
-def session_with_card():
+def feed_with_card():
     view = ScreenView()
-    session = InspectionSession(client=None, registry=HeadlessToolRegistry(), view=view)
-    session._show_spec({**CARD, "identity": {"message_id": "m1", "tool_call_id": "c1", "revision": 1}})
-    return session, view
+    feed = ScreenFeed(view)
+    feed.server_spec({**CARD, "identity": {"message_id": "m1", "tool_call_id": "c1", "revision": 1}})
+    return feed, view
 
 
-def stream_text(session, message_id, pieces):
+def stream_text(feed, message_id, pieces):
     message = MessageText(message_id)
     for piece in pieces:
         message.parts.append(piece)
-        session._show_text(message)
+        feed.text(message)
     message.done = True
-    session._show_text(message)
+    feed.text(message)
 
 
 def test_patch_lines_apply_to_the_screen_on_record_and_the_same_server_copy_is_not_redrawn():
-    session, view = session_with_card()
-    stream_text(session, "m2", ["Raising the ", "risk.\n", EDIT[:20], EDIT[20:]])
+    feed, view = feed_with_card()
+    stream_text(feed, "m2", ["Raising the ", "risk.\n", EDIT[:20], EDIT[20:]])
     assert view.texts["m2"] == "Raising the risk.\n"
     assert [s["elements"]["risk"]["props"]["level"] for s in view.screens] == ["low", "high"]
     server = json.loads(json.dumps(view.screens[-1]))
-    session._show_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
-    assert len(view.screens) == 2 and session.spec_identity["revision"] == 2
+    feed.server_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
+    assert len(view.screens) == 2 and feed.spec_identity["revision"] == 2
 
 
 def test_when_the_server_built_another_screen_from_the_same_lines_its_copy_wins():
-    session, view = session_with_card()
-    stream_text(session, "m2", ["Raising the risk.\n", EDIT])
+    feed, view = feed_with_card()
+    stream_text(feed, "m2", ["Raising the risk.\n", EDIT])
     server = json.loads(json.dumps(CARD))  # e.g. the server applied them to another screen on record
     server["elements"]["risk"]["props"] = {"level": "critical", "label": "Risk: critical"}
-    session._show_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
+    feed.server_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
     assert view.screens[-1]["elements"]["risk"]["props"]["level"] == "critical"
     shown = len(view.screens)
-    session._show_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
+    feed.server_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
     assert len(view.screens) == shown  # the same copy again (a later values event): compared once
 
 
 def test_a_reply_of_only_patch_lines_writes_no_empty_paragraph():
-    session, view = session_with_card()
-    stream_text(session, "m2", [EDIT, "  "])
+    feed, view = feed_with_card()
+    stream_text(feed, "m2", [EDIT, "  "])
     assert "m2" not in view.texts and view.screens[-1]["elements"]["risk"]["props"]["level"] == "high"

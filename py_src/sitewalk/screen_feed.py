@@ -1,0 +1,152 @@
+"""What a run's stream says of the screen, from its three sources, into one live screen and the view.
+
+- a `render_ui` call's argument fragments (parsed incrementally as they stream);
+- JSON-patch lines in the agent's text (inline screens; the prose goes to the transcript);
+- the server's `ui_spec` in `values` events (validated there; shown when it was not streamed
+  here, or when it differs from what was built here: the server's word wins).
+
+Pure: the view is any object with `agent_text`, `screen` and `screen_issues` (see session.View).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
+from .streaming import CallState, MessageText, ToolCallProgress
+from .ui.current import SpecCandidate
+from .ui.inline_spec import InlineSplitter
+from .ui.live import LiveScreen
+from .ui.validate import Issue
+
+__all__ = ["ScreenFeed"]
+
+
+class ScreenFeed:
+    def __init__(self, view: Any) -> None:
+        self.view = view
+        self.live = LiveScreen()  # which spec owns the screen, and what of it can show
+        self.spec_identity: Optional[dict[str, Any]] = None  # the server's identity of the screen shown
+        self._message_order: dict[str, int] = {}
+        self._fed: dict[tuple[str, str, int], int] = {}  # render_ui call -> argument fragments fed
+        self._completed: set[str] = set()  # specs (call ids) whose final form was judged
+        self._on_screen: Optional[dict[str, Any]] = None
+        self._on_record: Optional[dict[str, Any]] = None  # the server's ui_spec, as last seen
+        self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
+        self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
+
+    def call(self, call: ToolCallProgress) -> None:
+        """A tool call's progress; render_ui's new argument fragments go to its own parser."""
+        if call.name != RENDER_UI_TOOL or not call.id:
+            return
+        candidate = self._candidate(call.key[1], call.key[2], call.id, RENDER_UI_TOOL)
+        fed = self._fed.get(call.key, 0)
+        for text in call.fragments[fed:]:
+            self.live.fragment(candidate, text)
+        self._fed[call.key] = len(call.fragments)
+        if call.state == CallState.args_ready:
+            # The arguments are complete: validate the final spec (the server validates it again).
+            self._finish(candidate, call.args)
+        else:
+            self._push_screen()
+
+    def text(self, message: MessageText) -> None:
+        """The agent's words go to the transcript; patch lines among them build a screen inline."""
+        entry = self._texts.setdefault(message.id, _MessageProse())
+        patch = entry.feed(message)
+        if entry.changed:
+            self.view.agent_text(message.id, entry.prose)
+        if not entry.splitter.patch_lines:
+            return
+        candidate = self._candidate(message.id, -1, inline_spec_call_id(message.id), INLINE_SPEC)
+        if patch:
+            self.live.patch_lines(candidate, patch, base=self._on_record)
+        if message.done:
+            self._finish(candidate)
+        else:
+            self._push_screen()
+
+    def server_spec(self, ui_spec: Any) -> None:
+        """The server's stored screen (validated there)."""
+        if not isinstance(ui_spec, dict):
+            return
+        self._on_record = ui_spec  # what the next inline patch lines apply to
+        identity = ui_spec.get("identity") or {}
+        call_id = str(identity.get("tool_call_id") or "")
+        if not call_id:
+            return
+        if self.live.current.is_current(call_id):
+            self.spec_identity = identity
+        spec = {k: v for k, v in ui_spec.items() if k != "identity"}
+        if call_id in self._completed:
+            # Built here from the stream: the server's copy is the same unless the two started from
+            # different screens (inline patches); then the server's word wins. Compared once.
+            check = (call_id, int(identity.get("revision") or 0))
+            if check in self._checked or not self.live.current.is_current(call_id):
+                return
+            self._checked.add(check)
+            if _same_screen(self.live.screen.good, spec):
+                return
+            self._completed.discard(call_id)
+        candidate = self._candidate(str(identity.get("message_id") or call_id), 0, call_id, RENDER_UI_TOOL)
+        if not self._finish(candidate, spec) and self.live.current.is_current(call_id):
+            self.spec_identity = identity
+
+    # -----------------------------------------------------------------------------------------
+
+    def _candidate(self, message_id: str, call_index: int, tool_call_id: str, tool_name: str) -> SpecCandidate:
+        index = self._message_order.setdefault(message_id, len(self._message_order))
+        return SpecCandidate(index, call_index, tool_name, tool_call_id, 0, message_id=message_id)
+
+    def _finish(self, candidate: SpecCandidate, spec: Optional[dict[str, Any]] = None) -> list[Issue]:
+        """Judge a spec's final form once; invalid leaves the last good screen and shows the issues."""
+        if candidate.tool_call_id in self._completed:
+            self._push_screen()
+            return []
+        self._completed.add(candidate.tool_call_id)
+        issues = self.live.complete(candidate, spec)
+        self._push_screen()
+        if issues:
+            self.view.screen_issues(issues)
+        return issues
+
+    def _push_screen(self) -> None:
+        shown = self.live.shown
+        if shown is not None and shown is not self._on_screen and shown != self._on_screen:
+            self._on_screen = shown
+            self.view.screen(shown)
+
+
+class _MessageProse:
+    """One message's text as it streams: its prose so far, and the patch lines split from it."""
+
+    def __init__(self) -> None:
+        self.splitter = InlineSplitter()
+        self.prose = ""
+        self.changed = False
+        self._fed = 0
+        self._closed = False
+
+    def feed(self, message: MessageText) -> str:
+        """Take the message's new parts; return the patch text among them."""
+        prose, patch = [], []
+        for part in message.parts[self._fed:]:
+            words, ops = self.splitter.feed(part)
+            prose.append(words)
+            patch.append(ops)
+        self._fed = len(message.parts)
+        if message.done and not self._closed:
+            self._closed = True
+            prose.append(self.splitter.close())
+        added = "".join(prose)
+        self.prose += added
+        self.changed = bool(added) and bool(self.prose.strip())  # no empty paragraph for a patch-only reply
+        return "".join(patch)
+
+
+def _same_screen(a: Any, b: Any) -> bool:
+    """The same spec once both have their defaults (children, props) filled in."""
+    try:
+        return Spec.model_validate(a).model_dump(mode="json") == Spec.model_validate(b).model_dump(mode="json")
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        return False
