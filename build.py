@@ -5,9 +5,13 @@
     python build.py serve [--port P] [--server-port Q] [--base /sub/path/]
     python build.py bench [--runs N]
 
-``build`` writes ``dist/``: the Pyodide core, the pinned browser wheels, the
-project's own ``sitewalk`` wheel, a lock file for them, the files of ``web/``,
-a service worker with its precache manifest and ``config.json``. Everything
+``build`` writes ``dist/``: the Pyodide core; the pinned pure wheels merged
+into one archive Python imports from in place (``wheels/site-packages.zip``,
+their dist-info in ``wheels/site-packages-metadata.zip``), fetched by boot.js
+with subresource integrity; the wheels with native code and the project's own
+``sitewalk`` wheel, with a lock file for them (installed by loadPackage); the
+files of ``web/``, a service worker with its precache manifest and
+``config.json``. Everything
 pinned lives in ``[tool.sitewalk.bundle]`` of ``pyproject.toml`` and every
 downloaded file is verified against its hash. Downloads are cached in
 ``.cache/`` so a second build needs no network.
@@ -339,6 +343,52 @@ def build_app_wheel(app: dict, src_root: Path, out_dir: Path) -> Path:
     return out
 
 
+SITE_ARCHIVE = "site-packages.zip"  # the pure packages' code, imported in place (zipimport)
+SITE_METADATA = "site-packages-metadata.zip"  # their dist-info, unpacked into site-packages
+
+
+def _is_pure_wheel(path: Path) -> bool:
+    """A wheel Python can import from in place: purelib, no extension modules."""
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        wheel_meta = next((n for n in names if n.endswith(".dist-info/WHEEL")), None)
+        purelib = wheel_meta is not None and b"Root-Is-Purelib: true" in zf.read(wheel_meta)
+    return purelib and not any(n.endswith((".so", ".pyd", ".dylib")) for n in names)
+
+
+def build_site_archives(wheels: list[tuple[dict, Path]], code_out: Path, metadata_out: Path) -> None:
+    """Merge the contents of pure, verified wheels into two deterministic zips.
+
+    ``code_out`` holds the packages, for zipimport. ``metadata_out`` holds
+    each wheel's dist-info (but RECORD, which lists files installed on disk):
+    importlib.metadata reads a dist-info on the file system cheaply, but one
+    inside a zip on sys.path costs it a parse of the whole METADATA (pydantic
+    scans for plugins at its first model), so it is unpacked at boot instead.
+    Two wheels providing the same file is an error.
+    """
+    entries: dict[str, tuple[str, bytes]] = {}
+    for spec, path in wheels:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                name = info.filename
+                if info.is_dir() or name.endswith(".dist-info/RECORD"):
+                    continue
+                if name.startswith("/") or ".." in name.split("/"):
+                    raise BuildError(f"{path.name}: unsafe path {name!r}")
+                if name in entries:
+                    raise BuildError(f"{name} is in both {entries[name][0]} and {spec['name']}")
+                entries[name] = (spec["name"], zf.read(name))
+    is_metadata = lambda name: name.split("/", 1)[0].endswith(".dist-info")  # noqa: E731
+    for out, keep in ((code_out, lambda n: not is_metadata(n)), (metadata_out, is_metadata)):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name in sorted(n for n in entries if keep(n)):
+                zi = zipfile.ZipInfo(name, _EPOCH)
+                zi.external_attr = 0o644 << 16
+                zi.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(zi, entries[name][1])
+
+
 # ---------------------------------------------------------------------------
 # Precompiling Python to bytecode (with Pyodide itself, under node)
 # ---------------------------------------------------------------------------
@@ -656,31 +706,51 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
         else:
             shutil.copy2(core / name, staging / "pyodide" / name)
 
+    # Pure wheels ship as one archive that Python imports from (zipimport): nothing of them is
+    # unpacked at boot. Wheels with native code (their .so must be on the file system) and the
+    # app's own wheel (jinja2 reads its templates from disk) are installed by loadPackage.
+    zipped = [(spec, path) for spec, path in wheels if _is_pure_wheel(path)]
+    installed = [(spec, path) for spec, path in wheels if not _is_pure_wheel(path)]
+    site_zip_path = site + ".zip"  # where boot.js writes the archive; it is appended to sys.path
     app_tmp = Path(tempfile.mkdtemp(dir=cache))
     try:
         app_whl = build_app_wheel(app, app_src, app_tmp)
-        archives = [(spec, path) for spec, path in wheels] + [(app, app_whl)]
-        for spec, path in archives:
+        installed.append((app, app_whl))
+        site_src, site_dst = app_tmp / SITE_ARCHIVE, staging / "wheels" / SITE_ARCHIVE
+        build_site_archives(zipped, site_src, staging / "wheels" / SITE_METADATA)
+        for spec, path in installed:
             dst = staging / "wheels" / path.name
             if precompile:
                 jobs.append((path, dst, site, spec["name"] in bundle.get("keep_source", [app["name"]])))
             else:
                 shutil.copy2(path, dst)
+        if precompile:
+            jobs.append((site_src, site_dst, site_zip_path, False))
+        else:
+            shutil.copy2(site_src, site_dst)
         if jobs:
             precompile_archives(jobs, core, bundle, cache)
     except BaseException:
         shutil.rmtree(app_tmp, ignore_errors=True)
         raise
 
-    packages: dict[str, dict] = {}
-    for spec, path in archives:
-        dst = staging / "wheels" / path.name
-        packages[_canonical(spec["name"])] = _lock_entry(
-            spec["name"], spec["version"], path.name, _sha256(dst), spec["imports"], spec["depends"])
-    for key, entry in packages.items():
+    # Every package of the bundle, with its full dependencies (the install order, and the bare
+    # baseline's lock); the lock Sitewalk ships lists the installed wheels only, their
+    # dependencies on archived packages being met by the archive on sys.path.
+    archives = [(spec, path) for spec, path in wheels] + [(app, app_whl)]
+    everything = {_canonical(spec["name"]): _lock_entry(spec["name"], spec["version"], path.name, _sha256(path),
+                                                        spec["imports"], spec["depends"])
+                  for spec, path in archives}
+    for key, entry in everything.items():
         for dep in entry["depends"]:
-            if dep not in packages:
+            if dep not in everything:
                 raise BuildError(f"{key} depends on {dep}, which is not in the bundle")
+    in_archive = [_canonical(spec["name"]) for spec, _ in zipped]
+    packages: dict[str, dict] = {}
+    for spec, path in installed:
+        key = _canonical(spec["name"])
+        packages[key] = dict(everything[key], sha256=_sha256(staging / "wheels" / path.name),
+                             depends=[d for d in everything[key]["depends"] if d not in in_archive])
     lock = {"info": info, "packages": packages}
     (staging / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 
@@ -689,13 +759,10 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
         bdir = staging / "bench"
         (bdir / "wheels").mkdir(parents=True)
         shutil.copy2(core / "python_stdlib.zip", bdir / "python_stdlib.zip")
-        bare_packages = {}
         for spec, path in archives:
             shutil.copy2(path, bdir / "wheels" / path.name)
-            bare_packages[_canonical(spec["name"])] = dict(
-                packages[_canonical(spec["name"])], sha256=_sha256(path))
         (bdir / "pyodide-lock.json").write_text(
-            json.dumps({"info": info, "packages": bare_packages}, indent=1, sort_keys=True) + "\n")
+            json.dumps({"info": info, "packages": everything}, indent=1, sort_keys=True) + "\n")
 
     # web/ files; index.html gets its CSP and preload hints.
     if not (web / "index.html").exists():
@@ -708,11 +775,21 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, out)
 
-    order = _install_order(packages)
+    order = _install_order(everything)
     bundle_mjs = {
         "version": "",  # filled below
         "pyodide": bundle["pyodide"],
-        "packages": order,
+        "packages": order,  # every package of the bundle, in install order
+        "wheels": [key for key in order if key in packages],  # installed by pyodide.loadPackage
+        "archive": {  # fetched by boot.js (subresource integrity) and imported from in place
+            "file": f"wheels/{SITE_ARCHIVE}",
+            "integrity": _sri(site_dst),
+            "path": site_zip_path,
+            "metadata": f"wheels/{SITE_METADATA}",  # unpacked into site_packages
+            "metadataIntegrity": _sri(staging / "wheels" / SITE_METADATA),
+            "sitePackages": site,
+            "packages": [key for key in order if key in in_archive],
+        },
         "entry": app.get("entry", "sitewalk.app"),
     }
     (staging / "config.json").write_text(json.dumps({"agentServerUrl": server_url}, indent=1) + "\n")
@@ -734,8 +811,9 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
         '<link rel="preload" href="pyodide-lock.json" as="fetch" crossorigin>',
         '<link rel="preload" href="config.json" as="fetch" crossorigin>',
     ]
-    for key in order:
-        preload.append(f'<link rel="preload" href="{packages[key]["file_name"]}" as="fetch" crossorigin>')
+    archive = bundle_mjs["archive"]
+    for href in [archive["file"], archive["metadata"]] + [packages[key]["file_name"] for key in bundle_mjs["wheels"]]:
+        preload.append(f'<link rel="preload" href="{href}" as="fetch" crossorigin>')
     html = html.replace("<!--SITEWALK:PRELOAD-->", "\n  ".join(preload))
     index.write_text(html)
 
@@ -766,12 +844,9 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
     sizes = {rel: (staging / rel).stat().st_size for rel in files}
     sw = staging / "sw.js"
     if sw.exists():
-        def sri(rel: str) -> str:
-            return "sha256-" + base64.b64encode(hashlib.sha256((staging / rel).read_bytes()).digest()).decode()
-
         # Each file with its subresource integrity: the service worker stores
         # exactly what was built, or nothing (a corrupt file fails install).
-        integrity = {rel: sri(rel) for rel in files}
+        integrity = {rel: _sri(staging / rel) for rel in files}
         integrity["./"] = integrity["index.html"]
         manifest = {"version": version, "files": ["./"] + files, "integrity": integrity}
         text = sw.read_text()
@@ -808,6 +883,11 @@ def _build(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path
         log(f"built {dist.name}/ version {version}: {len(files)} files, {total / 1e6:.1f} MB, "
             f"{time.monotonic() - t0:.1f} s")
     return dist
+
+
+def _sri(path: Path) -> str:
+    """Subresource integrity (sha256) of a file."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
 
 
 def _lock_entry(name, version, file_name, sha256, imports, depends) -> dict:

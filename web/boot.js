@@ -1,7 +1,8 @@
 // Sitewalk boot script (ES module, no inline script needed).
 //
-// Contract with the Python app (py_src/sitewalk/app.py):
-//   boot.js loads every package of the lock, then calls
+// Contract with the Python app (py_src/sitewalk/app/__init__.py):
+//   boot.js puts the bundle's archive of pure packages on sys.path and loads
+//   the wheels of the lock (native code, the app's own package), then calls
 //       await sitewalk.app.main({"agentServerUrl": str, "baseUrl": str})
 //   main() renders into <main id="app">, calls window.sitewalkShell.showApp()
 //   when it likes (boot.js calls it after main returns otherwise), and must
@@ -140,11 +141,45 @@ function canonical(name) {
 }
 
 // ---------------------------------------------------------------- boot
+// The pure packages come as one archive that Python imports from in place
+// (zipimport): fetched with subresource integrity while Python starts,
+// written to the file system and put on sys.path, never unpacked. Their
+// dist-info (small) comes in a second archive, unpacked into site-packages.
+async function fetchVerified(file, integrity, what) {
+  let resp;
+  try {
+    resp = await fetch(new URL(file, SITE), { integrity });
+  } catch (err) {
+    // A file that does not match its integrity rejects like a network failure.
+    throw loadError(what, `${file}: ${errorMessage(err)} (expected ${integrity})`);
+  }
+  if (!resp.ok) throw loadError(what, `${file}: HTTP ${resp.status}`);
+  return new Uint8Array(await resp.arrayBuffer());
+}
+
+function fetchArchive(archive) {
+  const what = `${archive.file} (${archive.packages.join(", ")})`;
+  const both = Promise.all([
+    fetchVerified(archive.file, archive.integrity, what),
+    fetchVerified(archive.metadata, archive.metadataIntegrity, `${archive.metadata} (${archive.packages.join(", ")})`),
+  ]);
+  both.catch(() => {}); // awaited once Python is up; no "unhandled rejection" meanwhile
+  return both;
+}
+
+function loadError(what, detail) {
+  const err = new Error(`Could not load ${what}.`);
+  err.stack = detail;
+  return err;
+}
+
 async function start() {
   shell.setProgress(0.02, "Loading…");
   const configPromise = readConfig();
   const { default: bundle } = await import("./bundle.mjs");
   boot.version = bundle.version;
+  const archive = bundle.archive;
+  const archivePromise = fetchArchive(archive);
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
   creepTowards(0.6, "Starting Python…");
@@ -156,18 +191,21 @@ async function start() {
   boot.pyodideReady = performance.now();
   window.__sitewalkPyodide = pyodide;
 
-  const names = bundle.packages;
+  const names = bundle.wheels;
+  const total = names.length + archive.packages.length;
   const errors = [];
   let loaded = 0;
+  const progress = () =>
+    shell.setProgress(0.6 + (0.3 * loaded) / total, `Loading packages (${loaded}/${total})…`);
   stopCreep();
-  shell.setProgress(0.6, `Loading packages (0/${names.length})…`);
-  await pyodide.loadPackage(names, {
+  progress();
+  const wheelsLoaded = pyodide.loadPackage(names, {
     checkIntegrity: true,
     messageCallback(msg) {
       const m = /^Loaded (.*)$/.exec(String(msg));
       if (m) {
         loaded += m[1].split(",").filter((s) => s.trim()).length;
-        shell.setProgress(0.6 + (0.3 * loaded) / names.length, `Loading packages (${loaded}/${names.length})…`);
+        progress();
       }
     },
     errorCallback(msg) {
@@ -175,13 +213,20 @@ async function start() {
       console.error("Sitewalk:", msg);
     },
   });
+  // The archive goes on sys.path while loadPackage still fetches; Python imports nothing
+  // from it until the app module is imported below.
+  const [code, metadata] = await archivePromise;
+  pyodide.FS.writeFile(archive.path, code);
+  pyodide.unpackArchive(metadata, "zip", { extractDir: archive.sitePackages });
+  pyodide.runPython(`import sys\nsys.path.append(${JSON.stringify(archive.path)})`);
+  loaded += archive.packages.length;
+  progress();
+  await wheelsLoaded;
   const have = new Set(Object.keys(pyodide.loadedPackages).map(canonical));
   const missing = names.filter((n) => !have.has(canonical(n)));
   if (errors.length || missing.length) {
     const which = missing.length ? missing.join(", ") : "a package";
-    const err = new Error(`Could not load ${which}.`);
-    err.stack = errors.join("\n") || `Not loaded: ${which}`;
-    throw err;
+    throw loadError(which, errors.join("\n") || `Not loaded: ${which}`);
   }
   boot.packagesLoaded = performance.now();
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -28,13 +29,17 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def bundle_mjs(dist: Path) -> dict:
+    text = (dist / "bundle.mjs").read_text()
+    return json.loads(text[text.index("export default ") + len("export default "):].rstrip().rstrip(";"))
+
+
 def test_lock_matches_core_info_and_files(dist):
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     core = build.fetch_pyodide(build.load_bundle())
     assert lock["info"] == json.loads((core / "pyodide-lock.json").read_text())["info"]
-    bundle = build.load_bundle()
-    expected = {build._canonical(w["name"]) for w in bundle["wheels"]} | {"sitewalk"}
-    assert set(lock["packages"]) == expected
+    # The lock has what loadPackage installs: wheels with native code, and the app's own.
+    assert set(lock["packages"]) == {"pydantic-core", "sitewalk"}
     for key, entry in lock["packages"].items():
         path = dist / entry["file_name"]
         assert path.exists(), key
@@ -42,6 +47,39 @@ def test_lock_matches_core_info_and_files(dist):
         assert entry["install_dir"] == "site" and entry["package_type"] == "package"
         for dep in entry["depends"]:
             assert dep in lock["packages"], (key, dep)
+
+
+def test_pure_packages_ship_as_one_archive_with_its_integrity(dist):
+    bundle = build.load_bundle()
+    meta = bundle_mjs(dist)
+    archive = meta["archive"]
+    pure = {build._canonical(w["name"]) for w in bundle["wheels"]} - {"pydantic-core"}
+    assert set(archive["packages"]) == pure
+    assert set(meta["packages"]) == pure | {"pydantic-core", "sitewalk"}  # all of them (the bare baseline)
+    assert meta["wheels"] == ["pydantic-core", "sitewalk"]
+    for file, integrity in ((archive["file"], archive["integrity"]), (archive["metadata"], archive["metadataIntegrity"])):
+        digest = base64.b64encode(hashlib.sha256((dist / file).read_bytes()).digest()).decode()
+        assert integrity == "sha256-" + digest, file
+    code = zipfile.ZipFile(dist / archive["file"]).namelist()
+    metadata = zipfile.ZipFile(dist / archive["metadata"]).namelist()
+    for spec in bundle["wheels"]:
+        if build._canonical(spec["name"]) not in pure:
+            continue
+        for module in spec["imports"]:  # bytecode only, importable in place
+            assert f"{module}/__init__.pyc" in code or f"{module}.pyc" in code, module
+        dist_info = f"{spec['name'].replace('-', '_')}-{spec['version']}.dist-info/METADATA"
+        assert dist_info in metadata and dist_info not in code, dist_info
+    assert not any(n.endswith(".py") for n in code)
+    assert not any(n.endswith("RECORD") for n in metadata)
+    assert archive["path"].endswith("site-packages.zip") and archive["sitePackages"].endswith("site-packages")
+
+
+def test_preloads_are_exactly_what_the_boot_fetches(dist):
+    html = (dist / "index.html").read_text()
+    meta = bundle_mjs(dist)
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    for href in [meta["archive"]["file"], meta["archive"]["metadata"]] + [e["file_name"] for e in lock["packages"].values()]:
+        assert f'<link rel="preload" href="{href}" as="fetch" crossorigin>' in html, href
 
 
 def test_pinned_downloads_are_verified():
@@ -68,6 +106,11 @@ def test_config_default_and_override(dist, tmp_path):
     assert json.loads((dist / "config.json").read_text()) == {"agentServerUrl": build.DEFAULT_SERVER_URL}
     other = build.build(tmp_path / "dist", server_url="https://agent.example.test", quiet=True)
     assert json.loads((other / "config.json").read_text())["agentServerUrl"] == "https://agent.example.test"
+    # Reproducible: what Python runs is byte for byte the same in both builds.
+    shipped = sorted(p.relative_to(dist).as_posix() for p in (dist / "wheels").iterdir())
+    assert shipped == sorted(p.relative_to(other).as_posix() for p in (other / "wheels").iterdir())
+    for rel in shipped + ["pyodide/python_stdlib.zip", "pyodide-lock.json"]:
+        assert sha256(dist / rel) == sha256(other / rel), rel
 
 
 def test_shell_is_relative_and_has_a_strict_csp(dist):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import build
 from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
@@ -37,18 +39,22 @@ def test_reload_offline_boots_from_the_service_worker(app):
         page.context.set_offline(False)
 
 
-def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, tmp_path):
+@pytest.mark.parametrize("artifact, named", [
+    ("site-packages.zip", "jinja2"),  # the pure packages' archive names the packages it carries
+    ("pydantic_core-*.whl", "pydantic-core"),  # a wheel installed by loadPackage
+])
+def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, tmp_path, artifact, named):
     import shutil
 
     dist = tmp_path / "dist"
     shutil.copytree(build.ensure_built(), dist)
-    wheel = next((dist / "wheels").glob("jinja2-*.whl"))
-    wheel.write_bytes(wheel.read_bytes()[:-100])  # truncated: its sha256 (subresource integrity) fails
+    target = next((dist / "wheels").glob(artifact))
+    target.write_bytes(target.read_bytes()[:-100])  # truncated: its sha256 (subresource integrity) fails
     server = build.serve_static(dist, 0)
     try:
         page.goto(build.app_url(server.url, agent_server))
         page.locator("#boot-error").wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
-        assert "jinja2" in page.locator("#boot-error").inner_text().lower()
+        assert named in page.locator("#boot-error").inner_text().lower()
         assert page.locator("body[data-ready='1']").count() == 0
     finally:
         server.stop()
