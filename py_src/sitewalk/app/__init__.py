@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import bridge
 from ..agentserver.client import AgentServerClient, pending_interrupts
@@ -16,10 +16,12 @@ from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draf
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import attach_photo
-from ..session import InspectionSession
 from ..ui.render import render_template
 from .device import RequestDialog
-from .view import DomView
+
+if TYPE_CHECKING:
+    from ..session import InspectionSession
+    from .view import DomView
 
 __all__ = ["main"]
 
@@ -39,7 +41,7 @@ async def main(config: Any) -> None:
 
     bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     bridge.shell().showApp()
-    view = DomView()
+    views: list[DomView] = []  # one view for every session, built with the first
     answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
     mismatches: list[ContractMismatch] = []
 
@@ -47,8 +49,21 @@ async def main(config: Any) -> None:
         mismatches.append(mismatch)
         _show_contract_mismatches(mismatches)
 
+    def view() -> DomView:
+        if not views:
+            # Local: the screen renderer and the timeline are needed once an inspection runs,
+            # not to paint the first screen (main() returns sooner without them).
+            from .view import DomView
+
+            views.append(DomView())
+        return views[0]
+
     def new_session() -> InspectionSession:
-        session = InspectionSession(client, registry, view)
+        # Local: the session's streaming, timeline and screen machinery (and jsonpatch) is
+        # imported when the first inspection starts or is rejoined, not at boot.
+        from ..session import InspectionSession
+
+        session = InspectionSession(client, registry, view())
         session.book = answers
         session.audit = AuditLog(drafts)
         session.on_contract_mismatch = show_mismatch
@@ -61,7 +76,7 @@ async def main(config: Any) -> None:
         if not inspection_id:
             bridge.show_status("Enter an inspection id first.", error=True)
             return
-        view.reset()
+        view().reset()
         session = new_session()
         session.on_thread = lambda thread_id: _remember_thread(thread_id, inspection_id)
         await _running(inspection_id, session, session.start(inspection_id,
