@@ -39,12 +39,14 @@ async def _sitewalk_roundtrip(server):
         {draft_key("inspection-42"): json.dumps({"site": "Pier 4", "risk": "medium"})})))
     thread = (await client.threads.create())["thread_id"]
     seen = None
+    streamed = []  # as the session does: answer from the interrupts the stream raised, no state read
     async for part in client.runs.stream(thread, "inspection", stream_mode=["updates"], input={
             "messages": [{"role": "user", "content": "Start inspection inspection-42"}],
             "client_tools": registry.manifest()}):
         if part.event == "updates" and isinstance(part.data, dict) and "__interrupt__" in part.data:
             seen = js.performance.now()
-    [pending] = pending_interrupts(await client.threads.get_state(thread))
+            streamed.extend(part.data["__interrupt__"])
+    [pending] = pending_interrupts({"interrupts": streamed})
     answer = await registry.answer(pending["value"])
     sent = js.performance.now()
     first = None
