@@ -36,7 +36,7 @@ from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
 from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
-from sitewalk_agent.inline_ui import inline_ui_update  # noqa: E402
+from sitewalk_agent.inline_ui import inline_ui_update, is_refusal  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, scenario_of  # noqa: E402
 
@@ -263,7 +263,8 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
             kwargs["fragment_delay"] = min(float(delay), MAX_FRAGMENT_DELAY_MS) / 1000.0
     response = await _MODEL.ainvoke([SystemMessage(SYSTEM_PROMPT), *state.get("messages", [])], **kwargs)
     # A screen may also come as JSON-patch lines in the text (json-render's inline mode).
-    return {"messages": [response], **inline_ui_update(response, state.get("ui_spec"))}
+    update = inline_ui_update(response, state.get("ui_spec"), state.get("messages", []))
+    return {**update, "messages": [response, *update.get("messages", [])]}
 
 
 async def tools(state: InspectionState, config: RunnableConfig, *, store: Optional[BaseStore] = None) -> dict[str, Any]:
@@ -333,6 +334,8 @@ async def await_action(state: InspectionState, config: RunnableConfig, *,
 def route_after_agent(state: InspectionState) -> str:
     messages = state.get("messages", [])
     last = messages[-1] if messages else None
+    if is_refusal(last):
+        return "agent"  # the inline screen was refused: the model may send it again, fixed
     if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
         return "tools"
     if expected_actions(state.get("ui_spec")):
@@ -347,7 +350,7 @@ def build_graph():
     builder.add_node("await_action", await_action)
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_after_agent,
-                                  {"tools": "tools", "await_action": "await_action", END: END})
+                                  {"tools": "tools", "await_action": "await_action", "agent": "agent", END: END})
     builder.add_edge("await_action", "await_action")  # keep waiting: the screen stays on
     builder.add_edge("tools", "agent")
     return builder.compile()

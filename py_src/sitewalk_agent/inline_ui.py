@@ -3,29 +3,44 @@
 The browser applies the same lines as they stream (`sitewalk.ui.inline_spec`); here the whole
 message is applied once to the screen on record and validated with the same catalog. A valid
 result becomes the new `ui_spec`, named after the message; a bad line or an invalid result
-leaves `ui_spec` as it was and records the issues in `ui_issues`.
+leaves `ui_spec` as it was, records the issues in `ui_issues`, and gives the model a refusal
+notice with each issue's repair text (as render_ui's tool message does), so it can send the
+screen again — at most MAX_REPAIRS times in a row.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
-from langchain_core.messages import AIMessage
+import json
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sitewalk.contracts.spec import Spec
 from sitewalk.ui.inline_spec import apply_inline_spec, inline_identity
 
-__all__ = ["inline_ui_update"]
+__all__ = ["MAX_REPAIRS", "REFUSAL_NAME", "inline_ui_update", "is_refusal"]
+
+REFUSAL_NAME = "sitewalk_ui"  # the author of a refusal notice (not the inspector)
+MAX_REPAIRS = 2  # refusals in a row after which the model is not asked again
 
 
-def inline_ui_update(message: AIMessage, on_record: Optional[dict[str, Any]]) -> dict[str, Any]:
-    """The state update for a message's inline screen: {} when the message writes none."""
+def inline_ui_update(message: AIMessage, on_record: Optional[dict[str, Any]],
+                     history: Sequence[BaseMessage] = ()) -> dict[str, Any]:
+    """The state update for a message's inline screen: {} when the message writes none.
+
+    `history` is the conversation before `message`, to count the refusals in a row.
+    """
     applied = apply_inline_spec(_text(message), on_record)
     if applied is None:
         return {}
     spec, issues = applied
     if issues:
-        return {"ui_issues": [issue.to_dict() for issue in issues]}
+        found = [issue.to_dict() for issue in issues]
+        update: dict[str, Any] = {"ui_issues": found}
+        if _refusals_in_a_row(history) < MAX_REPAIRS:
+            update["messages"] = [_refusal(found)]
+        return update
     revision = int(((on_record or {}).get("identity") or {}).get("revision", 0)) + 1
     spec = Spec.model_validate(spec).model_dump(mode="json")  # the shape render_ui stores
     return {"ui_spec": {"root": spec["root"], "elements": spec["elements"],
@@ -39,3 +54,27 @@ def _text(message: AIMessage) -> str:
         return content
     return "".join(block if isinstance(block, str) else str(block.get("text", ""))
                    for block in content if isinstance(block, str) or block.get("type") == "text")
+
+
+def is_refusal(message: Any) -> bool:
+    return isinstance(message, HumanMessage) and message.name == REFUSAL_NAME
+
+
+def _refusal(issues: list[dict[str, Any]]) -> HumanMessage:
+    return HumanMessage(
+        name=REFUSAL_NAME,
+        content="The screen in your last reply was refused and the screen on record stays. Issues "
+                "(code, element, message, repair): " + json.dumps(issues, ensure_ascii=False, separators=(",", ":"))
+                + " Send the patch lines again, fixed, or call render_ui with the whole spec.",
+    )
+
+
+def _refusals_in_a_row(history: Sequence[BaseMessage]) -> int:
+    """Refusal notices since the inspector last spoke or a tool answered (each follows an AI reply)."""
+    count = 0
+    for message in reversed(history):
+        if is_refusal(message):
+            count += 1
+        elif not isinstance(message, AIMessage):
+            break
+    return count

@@ -29,7 +29,8 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   (json-render's inline mode), paced like `slow-ui`;
 - `patch-edit`: the card, then a text whose patch lines raise its risk to high (an edit of the
   screen on record);
-- `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused.
+- `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused; told
+  so, the model says the screen stays as it was.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage, message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+from sitewalk_agent.inline_ui import is_refusal
 
 __all__ = ["ScriptedInspectionModel", "Turn", "fragment", "new_id", "plan_turn"]
 
@@ -284,6 +287,10 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
             codes = ", ".join(sorted({str(i.get("code", "?")) for i in issues if isinstance(i, dict)})) or "invalid"
             return Turn(f"The screen for {inspection_id} was rejected ({codes}).")
         return Turn(f"I have no step for the tool {last.name!r}.")
+    if is_refusal(last):  # our own inline screen was refused: say so, do not try again
+        found = re.findall(r'"code":"([a-z_]+)"', _content_text(last))
+        return Turn(f"That change to the screen was refused ({', '.join(sorted(set(found))) or 'invalid'}); "
+                    "the screen stays as it was.")
     if isinstance(last, HumanMessage):
         inspection_id = find_inspection_id(_content_text(last))
         if not inspection_id:

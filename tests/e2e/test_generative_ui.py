@@ -242,3 +242,5 @@ def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
     values = _thread_values(app.server_url, "inspection-83")["values"]
     assert values["ui_spec"]["elements"]["risk"]["props"]["level"] == "low"  # refused on the server too
     assert [i["code"] for i in values["ui_issues"]] == ["invalid_patch"]
+    # the agent was given the issues and their repairs, and answered (the scripted model gives up)
+    page.wait_for_selector("#sw-transcript p:has-text('That change to the screen was refused (invalid_patch)')")

@@ -433,3 +433,29 @@ def test_scenarios_that_edit_the_card_with_patch_lines(scenario, level, issues):
         assert risk == {"level": level, "label": f"Risk: {level}"} and spec["identity"]["revision"] == 2
         assert spec["identity"]["tool_call_id"].endswith(":inline_spec") and values["ui_issues"] == []
     assert spec["elements"]["card"]["props"]["site"] == DRAFT["site"]
+
+
+def test_a_refused_inline_screen_is_reported_to_the_model_with_its_repairs():
+    from sitewalk_agent.inline_ui import REFUSAL_NAME
+
+    values, _ = asyncio.run(_drive(lambda cid: {cid: ok_result("read_local_draft", cid, {**DRAFT, "risk": "low"})},
+                                   "Start inspection inspection-42 script: bad-patch"))
+    patch_reply, notice, closing = values["messages"][-3:]
+    assert isinstance(notice, HumanMessage) and notice.name == REFUSAL_NAME
+    assert '"code":"invalid_patch"' in notice.content and '"repair":' in notice.content
+    assert isinstance(closing, AIMessage) and "refused (invalid_patch)" in closing.content
+    assert "{" in patch_reply.content
+
+
+def test_a_model_that_keeps_sending_bad_patches_is_told_at_most_max_repairs_times():
+    from sitewalk_agent.inline_ui import MAX_REPAIRS, inline_ui_update
+
+    bad = AIMessage('{"op":"remove","path":"/elements/ghost"}', id="msg_bad")
+    history = [HumanMessage("Start inspection inspection-42")]
+    for _ in range(MAX_REPAIRS + 2):
+        update = inline_ui_update(bad, None, history)
+        assert [i["code"] for i in update["ui_issues"]] == ["invalid_patch"]
+        history = [*history, bad, *update.get("messages", [])]
+    notices = [m for m in history if isinstance(m, HumanMessage) and m.name]
+    assert len(notices) == MAX_REPAIRS
+    assert G.route_after_agent({"messages": history}) == G.END
