@@ -285,8 +285,13 @@ def geolocate(timeout_ms: int, high_accuracy: bool = False) -> "asyncio.Future[d
     return future
 
 
-async def file_metadata(file: Any) -> dict[str, Any]:
-    """{name, size, type, sha256} of a File; the bytes are hashed by the browser and dropped."""
+async def file_metadata(file: Any, max_bytes: int) -> dict[str, Any]:
+    """{name, size, type, sha256} of a File; the bytes are hashed by the browser and dropped.
+
+    A file over `max_bytes` is not read at all (`sha256` None): hashing reads it whole.
+    """
+    if int(file.size) > max_bytes:
+        return {"name": str(file.name), "size": int(file.size), "type": str(file.type or ""), "sha256": None}
     buffer = await file.arrayBuffer()
     digest = await js.crypto.subtle.digest("SHA-256", buffer)
     return {"name": str(file.name), "size": int(file.size), "type": str(file.type or ""),

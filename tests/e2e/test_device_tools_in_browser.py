@@ -166,6 +166,22 @@ def test_photo_cancelled_is_permission_denied_and_not_an_image_is_invalid(app):
     assert call.get_attribute("data-state") == "failed" and "invalid_args" in call.inner_text()
 
 
+def test_a_photo_too_big_to_hash_is_refused_without_being_read(app):
+    from sitewalk.headless.photo import MAX_PHOTO_BYTES
+
+    dialog = _photo_dialog(app, "inspection-84")
+    # count reads of the file's bytes: a file over the cap must not be read into memory
+    app.page.evaluate("""() => { window.__reads = 0; const read = Blob.prototype.arrayBuffer;
+      Blob.prototype.arrayBuffer = function () { window.__reads += 1; return read.call(this); }; }""")
+    big = bytes(MAX_PHOTO_BYTES + 1)
+    app.page.set_input_files("#sw-device-file", files=[{"name": "pano.jpg", "mimeType": "image/jpeg", "buffer": big}])
+    dialog.get_by_role("button", name="Attach").click()
+    app.wait_finished("inspection-84")
+    call = app.tool_call("attach_photo")
+    assert call.get_attribute("data-state") == "failed" and "at most 25 MB" in call.inner_text()
+    assert app.page.evaluate("() => window.__reads") == 0
+
+
 def test_purpose_dialog_takes_focus_and_escape_declines(app):
     app.page.add_init_script(COUNT_GEOLOCATION)
     app.open()

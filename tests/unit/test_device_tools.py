@@ -114,6 +114,17 @@ def test_photo_cancelled_or_not_an_image():
     assert run(registry(Fakes(picked=text)).run(photo_call()))["error"]["code"] == "invalid_args"
 
 
+def test_a_photo_too_big_to_hash_is_refused_with_its_size():
+    from sitewalk.headless.photo import MAX_PHOTO_BYTES
+
+    big = {"name": "pano.jpg", "size": MAX_PHOTO_BYTES + 1, "type": "image/jpeg", "sha256": None}
+    envelope = run(registry(Fakes(picked=big)).run(photo_call()))
+    assert envelope["error"]["code"] == "invalid_args" and "at most 25 MB" in envelope["error"]["message"]
+    assert envelope["error"]["detail"] == {"size": MAX_PHOTO_BYTES + 1, "max_size": MAX_PHOTO_BYTES}
+    at_limit = {**big, "size": MAX_PHOTO_BYTES, "sha256": SHA}
+    assert run(registry(Fakes(picked=at_limit)).run(photo_call()))["ok"]
+
+
 def test_device_tools_are_shared_contracts():
     assert TOOL_CONTRACTS["get_current_location"] is GET_CURRENT_LOCATION
     assert TOOL_CONTRACTS["attach_photo"] is ATTACH_PHOTO

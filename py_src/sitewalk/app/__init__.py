@@ -15,7 +15,7 @@ from ..agentserver.errors import AgentServerError
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
-from ..headless.photo import attach_photo
+from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
 from .device import RequestDialog
 
@@ -212,7 +212,7 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
             allow="Attach", decline="Cancel", with_file=True)
         if not allowed or file is None:
             return None
-        return await bridge.file_metadata(file)
+        return await bridge.file_metadata(file, MAX_PHOTO_BYTES)
 
     registry.register("get_current_location", get_current_location(ask_location, locate), timeout_s=PROMPT_TIMEOUT_S)
     registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)

@@ -3,6 +3,9 @@
 `pick(purpose)` shows the purpose with a file picker and returns the picked file's metadata
 ({name, size, type, sha256}) or None when the inspector cancels. The file, a handle to it or
 its bytes never enter the result: the result model has no field that could hold them.
+
+The browser hashes a file by reading it whole, so a file over MAX_PHOTO_BYTES is refused before
+it is read (`sha256` None) rather than taking a phone's memory.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from ..contracts.envelope import ErrorCode
 from ..contracts.tools import AttachPhotoArgs, AttachPhotoResult
 from .registry import ToolFailed
 
-__all__ = ["attach_photo"]
+__all__ = ["MAX_PHOTO_BYTES", "attach_photo"]
+
+MAX_PHOTO_BYTES = 25 * 1024 * 1024  # a phone camera's photo is well under this
 
 Pick = Callable[[str], Awaitable[Optional[Mapping[str, Any]]]]
 
@@ -28,6 +33,11 @@ def attach_photo(pick: Pick):
         if not kind.startswith("image/"):
             raise ToolFailed(ErrorCode.invalid_args, f"the picked file is not an image ({kind or 'unknown type'})",
                              type=kind)
+        size = int(picked.get("size") or 0)
+        if size > MAX_PHOTO_BYTES or picked.get("sha256") is None:
+            raise ToolFailed(ErrorCode.invalid_args,
+                             f"the picked file is {size / 2**20:.1f} MB; a photo may be at most "
+                             f"{MAX_PHOTO_BYTES // 2**20} MB", size=size, max_size=MAX_PHOTO_BYTES)
         # Only these four fields are read; the registry checks them against AttachPhotoResult.
         return AttachPhotoResult.model_construct(name=str(picked["name"])[:255], size=int(picked["size"]), type=kind,
                                                  sha256=str(picked["sha256"]).lower())
