@@ -38,7 +38,7 @@ from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContr
 from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
 from sitewalk_agent.inline_ui import inline_ui_update, is_refusal  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
-from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, scenario_of  # noqa: E402
+from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, pace_of, scenario_of  # noqa: E402
 
 try:  # the catalog validator (issues with codes and repair hints); structure-only without it
     from sitewalk.ui.validate import validate_spec as _validate_spec  # noqa: E402
@@ -257,6 +257,8 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
     if _SCRIPTED:
         # Pacing for demos and for recording slow streams (heartbeats): configurable.fragment_delay_ms.
         delay = (config.get("configurable") or {}).get("fragment_delay_ms")
+        if delay is None:
+            delay = pace_of(state.get("messages", []))
         if delay is None and scenario_of(state.get("messages", [])) in PACED_SCENARIOS:
             delay = SLOW_UI_DELAY_MS
         if isinstance(delay, (int, float)) and delay > 0:

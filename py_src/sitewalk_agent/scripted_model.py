@@ -27,6 +27,7 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   graph's `await_action` node.
 - `patch-ui`: the bigger screen written inline, as JSON-patch lines in the text after a sentence
   (json-render's inline mode), paced like `slow-ui`;
+- with any scenario, `pace_ms=N` in the message puts N ms between streamed fragments;
 - `patch-edit`: the card, then a text whose patch lines raise its risk to high (an edit of the
   screen on record);
 - `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused; told
@@ -134,6 +135,18 @@ def scenario_of(messages: Sequence[BaseMessage]) -> Optional[str]:
         if isinstance(message, HumanMessage):
             found = _SCENARIO.search(_content_text(message))
             return found.group(1).lower() if found else None
+    return None
+
+
+_PACE_MS = re.compile(r"\bpace_ms=(\d{1,4})\b")
+
+
+def pace_of(messages: Sequence[BaseMessage]) -> Optional[int]:
+    """The `pace_ms=N` of the first human message (ms between streamed fragments), if any."""
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            found = _PACE_MS.search(_content_text(message))
+            return int(found.group(1)) if found else None
     return None
 
 

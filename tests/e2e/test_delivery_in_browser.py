@@ -269,7 +269,8 @@ def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_
         page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
           new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
             {subtree: true, childList: true, characterData: true}); }""")
-        app.begin("inspection-93", "script: patch-ui")
+        # paced slowly, so that the server is still sending when the cut comes, even on a slow machine
+        app.begin("inspection-93", "script: patch-ui pace_ms=150")
         # the screen has started to build (its root is there) but not finished: cut the connection
         page.wait_for_selector("#sw-screen [data-sw-id='screen']")
         assert page.locator("#sw-screen [data-sw-id]").count() < 9

@@ -459,3 +459,11 @@ def test_a_model_that_keeps_sending_bad_patches_is_told_at_most_max_repairs_time
     notices = [m for m in history if isinstance(m, HumanMessage) and m.name]
     assert len(notices) == MAX_REPAIRS
     assert G.route_after_agent({"messages": history}) == G.END
+
+
+def test_pace_ms_in_the_first_message_sets_the_fragment_pacing():
+    from sitewalk_agent.scripted_model import pace_of
+
+    assert pace_of([HumanMessage("Start inspection inspection-1 script: patch-ui pace_ms=150")]) == 150
+    assert pace_of([HumanMessage("Start inspection inspection-1"), HumanMessage("pace_ms=9")]) is None
+    assert pace_of([]) is None
