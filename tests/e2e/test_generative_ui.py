@@ -222,7 +222,7 @@ def test_patch_lines_edit_only_the_element_they_touch(app):
     page = app.page
     app.seed_draft("inspection-82", {**DRAFT, "risk": "low"})
     record_screen_builds(page)
-    app.start("inspection-82", note="script: patch-edit")
+    app.start("inspection-82", note="script: patch-edit pace_ms=60")  # the edit comes frames after the card
     builds = page.evaluate("() => window.__builds")
     assert "card" in builds[0]["added"] and builds[0]["risk"] == "Risk: low"
     later = [name for b in builds[1:] for name in b["added"]]
