@@ -322,32 +322,56 @@ class InspectionSession:
         The browser never performs the business action: the agent authorizes the request against
         its state (this screen, this button, this action, an unused key) and acts. The key names
         the screen and the button, so pressing again (or a retry) is a replay the agent ignores.
+        Without a network the request waits for it, then is sent once: if an earlier attempt did
+        reach the agent (its reply was lost), the recorded outcome is shown, not a replay.
         """
         if not self.thread_id or self._acting:
             return None
         self._acting = True
         try:
-            state = await self.client.threads.get_state(self.thread_id)
-            waiting = next((i for i in pending_interrupts(state) if isinstance(i.get("value"), dict)
-                            and i["value"].get("type") == "ui_action_request"), None)
-            if waiting is None:
-                self.view.status(f"{action}: the agent is not waiting for a decision")
-                return None
-            identity = self.spec_identity or waiting["value"].get("identity") or {}
-            request = {"type": "ui_action", "action": action, "identity": identity, "element_id": element_id,
-                       "idempotency_key": f"ui:{identity.get('tool_call_id')}:{element_id}:{action}"}
-            await self.run(command={"resume": {waiting["id"]: request}})
-            state = await self.client.threads.get_state(self.thread_id)
-            result = (state.get("values") or {}).get("ui_action_result") or {}
-            status = str(result.get("status") or "unknown")
-            detail = result.get("reason") or (result.get("result") or {}).get("work_order") or ""
-            self.view.status(f"{action}: {status}" + (f" ({detail})" if detail else ""))
-            shown = getattr(self.view, "action_result", None)
-            if shown is not None:
-                shown(element_id, status)
-            return result
+            attempt = 0
+            while True:
+                try:
+                    return await self._send_action(element_id, action, resent=attempt > 0)
+                except ServerUnreachable:
+                    attempt += 1
+                    self.view.status(f"{action}: waiting for the network; it is sent once the network is back")
+                    self._action_shown(element_id, "waiting")
+                    await self._wait_for_network(attempt)
         finally:
             self._acting = False
+
+    async def _send_action(self, element_id: str, action: str, resent: bool) -> Optional[dict[str, Any]]:
+        state = await self.client.threads.get_state(self.thread_id)
+        values = state.get("values") or {}
+        waiting = next((i for i in pending_interrupts(state) if isinstance(i.get("value"), dict)
+                        and i["value"].get("type") == "ui_action_request"), None)
+        identity = self.spec_identity or (waiting or {}).get("value", {}).get("identity") or {}
+        key = f"ui:{identity.get('tool_call_id')}:{element_id}:{action}"
+        taken = next((a for a in values.get("ui_actions") or [] if a.get("idempotency_key") == key), None)
+        if resent and taken is not None:  # an attempt that seemed lost reached the agent
+            await self._follow_latest_run()
+            return self._action_done(element_id, action, {**taken, "status": "done"})
+        if waiting is None:
+            self.view.status(f"{action}: the agent is not waiting for a decision")
+            return None
+        request = {"type": "ui_action", "action": action, "identity": identity, "element_id": element_id,
+                   "idempotency_key": key}
+        await self.run(command={"resume": {waiting["id"]: request}})
+        state = await self.client.threads.get_state(self.thread_id)
+        return self._action_done(element_id, action, (state.get("values") or {}).get("ui_action_result") or {})
+
+    def _action_done(self, element_id: str, action: str, result: dict[str, Any]) -> dict[str, Any]:
+        status = str(result.get("status") or "unknown")
+        detail = result.get("reason") or (result.get("result") or {}).get("work_order") or ""
+        self.view.status(f"{action}: {status}" + (f" ({detail})" if detail else ""))
+        self._action_shown(element_id, status)
+        return result
+
+    def _action_shown(self, element_id: str, status: str) -> None:
+        shown = getattr(self.view, "action_result", None)
+        if shown is not None:
+            shown(element_id, status)
 
     async def refresh_timeline(self) -> list[Checkpoint]:
         history: list[dict[str, Any]] = []

@@ -244,3 +244,24 @@ def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
     assert [i["code"] for i in values["ui_issues"]] == ["invalid_patch"]
     # the agent was given the issues and their repairs, and answered (the scripted model gives up)
     page.wait_for_selector("#sw-transcript p:has-text('That change to the screen was refused (invalid_patch)')")
+
+
+def test_a_confirm_pressed_offline_waits_for_the_network_and_the_order_is_made_once(app):
+    import uuid
+
+    inspection = f"inspection-72-{uuid.uuid4().hex[:8]}"
+    app.open()
+    page = app.page
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection, note="script: confirm")
+    button = page.locator("#sw-screen [data-sw-id='confirm']")
+    page.context.set_offline(True)
+    try:
+        button.click()
+        page.wait_for_selector("#sw-status:has-text('waiting for the network')")
+        assert button.get_attribute("data-sw-action-state") == "waiting"
+    finally:
+        page.context.set_offline(False)
+    page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
+    [record] = _thread_values(app.server_url, inspection)["values"]["ui_actions"]
+    assert record["result"] == {"work_order": f"work-order:{inspection}:risk-1", "created": True}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 from sitewalk.agentserver.client import AgentServerClient, StreamPart
 from sitewalk.agentserver.errors import ServerUnreachable
@@ -114,3 +115,58 @@ def test_an_answer_whose_reply_never_came_is_not_sent_twice_and_its_run_is_shown
     assert view.states("read_local_draft").count("running") == 1  # the tool ran once
     assert len(view.screens[-1]["elements"]) == 9  # the resumed run's screen, joined from its start
     assert session.spec_identity and session.spec_identity["tool_call_id"].startswith("call_")
+
+
+class OfflineOnce(HttpxTransport):
+    """The real transport, except that the first request matching `when` fails as if offline
+    (it never reaches the server)."""
+
+    def __init__(self, when):
+        super().__init__()
+        self.when, self.failed = when, 0
+
+    async def request(self, method, url, json=None, headers=None):
+        if not self.failed and self.when(method, url):
+            self.failed += 1
+            raise ServerUnreachable(url, "offline (test)")
+        return await super().request(method, url, json=json, headers=headers)
+
+
+def act_with(agent_server, transport, inspection_id):
+    store = {draft_key(inspection_id): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
+        view = RecordingView()
+        async with AgentServerClient(agent_server, transport=transport) as client:
+            session = InspectionSession(client, registry, view)
+
+            async def quick(attempt):
+                await asyncio.sleep(0.05)
+
+            session.wait_for_network = quick
+            await session.start(inspection_id, note="script: confirm")
+            transport.armed = True
+            result = await session.act("confirm", "create_work_order")
+            state = await client.threads.get_state(session.thread_id)
+        return result, state["values"], view
+
+    return asyncio.run(go())
+
+
+def test_a_confirm_pressed_offline_waits_for_the_network_and_is_sent_once(agent_server):
+    transport = OfflineOnce(lambda method, url: getattr(transport, "armed", False))
+    result, values, view = act_with(agent_server, transport, f"inspection-94-{uuid.uuid4().hex[:6]}")
+    assert transport.failed == 1
+    assert any(e[0] == "status" and "waiting for the network" in e[1] for e in view.events)
+    assert result["status"] == "done" and len(values["ui_actions"]) == 1
+
+
+def test_a_confirm_whose_reply_was_lost_shows_the_recorded_outcome_not_a_replay(agent_server):
+    transport = DroppingTransport(after=0, when=lambda body: "ui_action" in json.dumps(body.get("command")))
+    result, values, view = act_with(agent_server, transport, f"inspection-95-{uuid.uuid4().hex[:6]}")
+    assert transport.dropped == 1
+    assert result["status"] == "done" and result["result"]["created"] is True
+    assert len(values["ui_actions"]) == 1  # performed once, by the attempt whose reply was lost
+    assert any(e[0] == "status" and "create_work_order: done" in e[1] for e in view.events)
