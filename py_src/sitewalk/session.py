@@ -298,6 +298,7 @@ class InspectionSession:
         runs = await self.client.runs.list(self.thread_id, limit=1)
         if runs:
             await self._stream(run_id=runs[0]["run_id"])
+            self._streamed.dropped = True  # a joined stream may lack early events: read the state
         # the server may have dropped the run's events already: its state has the outcome anyway
         values = (await self.client.threads.get_state(self.thread_id)).get("values") or {}
         self._settle_calls(values.get("messages") or [])
