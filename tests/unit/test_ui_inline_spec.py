@@ -67,3 +67,26 @@ def test_a_bad_line_is_an_issue_and_so_is_an_invalid_result():
 def test_the_identity_of_an_inline_screen_names_its_message():
     assert inline_identity("msg_1", 3) == {"message_id": "msg_1", "tool_call_id": inline_spec_call_id("msg_1"),
                                            "revision": 3}
+
+
+FENCED = 'Here it is:\n```spec\n{"op":"add","path":"/root","value":"t"}\nnot a patch\n\n```\nDone.\n`code` first\n'
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, len(FENCED)])
+def test_a_spec_fence_holds_patch_lines_and_its_other_lines_are_dropped(size):
+    splitter, prose, patch = InlineSplitter(), [], []
+    for i in range(0, len(FENCED), size):
+        p, q = splitter.feed(FENCED[i:i + size])
+        prose.append(p)
+        patch.append(q)
+    prose.append(splitter.close())
+    assert "".join(prose) == "Here it is:\nDone.\n`code` first\n"
+    assert "".join(patch) == '{"op":"add","path":"/root","value":"t"}\n'
+
+
+def test_a_line_starting_with_a_backtick_waits_for_its_end_in_case_it_is_a_fence():
+    splitter = InlineSplitter()
+    assert splitter.feed("`x` is") == ("", "")
+    assert splitter.feed(" code\n") == ("`x` is code\n", "")
+    assert splitter.feed("```json\n") == ("```json\n", "")  # only a spec fence is taken out
+    assert splitter.feed("``") == ("", "") and splitter.close() == "``"
