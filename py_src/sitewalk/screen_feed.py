@@ -10,6 +10,8 @@ Pure: the view is any object with `agent_text`, `screen` and `screen_issues` (se
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any, Optional
 
 from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
@@ -19,7 +21,9 @@ from .ui.inline_spec import InlineSplitter
 from .ui.live import LiveScreen
 from .ui.validate import Issue
 
-__all__ = ["ScreenFeed"]
+__all__ = ["PUSH_INTERVAL_S", "ScreenFeed"]
+
+PUSH_INTERVAL_S = 1 / 60  # a streaming screen is worked out and pushed at most once a frame
 
 
 class ScreenFeed:
@@ -34,6 +38,8 @@ class ScreenFeed:
         self._on_record: Optional[dict[str, Any]] = None  # the server's ui_spec, as last seen
         self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
+        self._last_push = float("-inf")
+        self._trailing: Optional[asyncio.TimerHandle] = None  # a push due when a frame has passed
 
     def call(self, call: ToolCallProgress) -> None:
         """A tool call's progress; render_ui's new argument fragments go to its own parser."""
@@ -48,7 +54,7 @@ class ScreenFeed:
             # The arguments are complete: validate the final spec (the server validates it again).
             self._finish(candidate, call.args)
         else:
-            self._push_screen()
+            self._push_soon()
 
     def text(self, message: MessageText) -> None:
         """The agent's words go to the transcript; patch lines among them build a screen inline."""
@@ -64,7 +70,7 @@ class ScreenFeed:
         if message.done:
             self._finish(candidate)
         else:
-            self._push_screen()
+            self._push_soon()
 
     def server_spec(self, ui_spec: Any) -> None:
         """The server's stored screen (validated there)."""
@@ -110,7 +116,27 @@ class ScreenFeed:
             self.view.screen_issues(issues)
         return issues
 
+    def _push_soon(self) -> None:
+        """Progress of a streaming spec: pushed now if a frame has passed since the last push,
+        else once it has (the stream may pause, so the last progress must not wait for more)."""
+        wait = self._last_push + PUSH_INTERVAL_S - time.monotonic()
+        if wait <= 0:
+            self._push_screen()
+            return
+        if self._trailing is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a plain function call): nothing can wait
+            self._push_screen()
+            return
+        self._trailing = loop.call_later(wait, self._push_screen)
+
     def _push_screen(self) -> None:
+        if self._trailing is not None:
+            self._trailing.cancel()
+            self._trailing = None
+        self._last_push = time.monotonic()
         shown = self.live.shown
         if shown is not None and shown is not self._on_screen and shown != self._on_screen:
             self._on_screen = shown

@@ -92,3 +92,34 @@ def test_an_inline_patch_stream_against_one_parse_of_its_lines():
     for size, t_stream, t_parse in rows:
         print(f"ui-patch-stream {size // 1000:>3} KB in {FRAGMENT}-byte fragments: {t_stream * 1e3:7.2f} ms, "
               f"json.loads of each line {t_parse * 1e3:6.3f} ms, ratio {t_stream / t_parse:5.1f}x")
+
+
+def test_the_whole_live_screen_path_against_one_parse():
+    """SpecStream plus the progressive filter (LiveScreen), the screen read once per KB streamed,
+    as a renderer reading once a frame would. Once the new root can render, each read walks the
+    spec so far (here the root waits for all its children); element checks are remembered."""
+    from sitewalk.ui.current import SpecCandidate
+    from sitewalk.ui.live import LiveScreen
+
+    rows = []
+    for size in (25_000, 50_000, 100_000):
+        spec = spec_of(size)
+        text = json.dumps(spec)
+        pieces = [text[i:i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
+
+        def stream():
+            live = LiveScreen()
+            candidate = SpecCandidate(0, 0, "render_ui", "call_1", 0, message_id="msg_1")
+            for k, piece in enumerate(pieces):
+                live.fragment(candidate, piece)
+                if k % 50 == 0:
+                    live.shown
+            assert live.complete(candidate, spec) == []
+
+        t_stream = _median_time(stream)
+        t_parse = _median_time(lambda: json.loads(text))
+        rows.append((size, t_stream, t_parse))
+    print()
+    for size, t_stream, t_parse in rows:
+        print(f"ui-live {size // 1000:>3} KB in {FRAGMENT}-byte fragments, read once per KB: {t_stream * 1e3:7.2f} ms, "
+              f"one json.loads {t_parse * 1e3:6.3f} ms, ratio {t_stream / t_parse:5.1f}x")

@@ -65,3 +65,24 @@ def test_a_reply_of_only_patch_lines_writes_no_empty_paragraph():
     feed, view = feed_with_card()
     stream_text(feed, "m2", [EDIT, "  "])
     assert "m2" not in view.texts and view.screens[-1]["elements"]["risk"]["props"]["level"] == "high"
+
+
+def test_progress_is_pushed_at_most_once_a_frame_and_the_last_of_it_is_not_held_back():
+    import asyncio
+
+    from sitewalk.screen_feed import PUSH_INTERVAL_S
+
+    async def go():
+        feed, view = feed_with_card()
+        message = MessageText("m2")
+        lines = [f'{{"op":"replace","path":"/elements/card/props/title","value":"Title {k}"}}\n' for k in range(20)]
+        for line in lines:  # twenty edits at once: a single frame
+            message.parts.append(line)
+            feed.text(message)
+        pushed_at_once = len(view.screens)
+        await asyncio.sleep(PUSH_INTERVAL_S * 3)  # the stream pauses: the trailing push comes anyway
+        return pushed_at_once, view.screens
+
+    pushed_at_once, screens = asyncio.run(go())
+    assert pushed_at_once <= 2  # the card, and at most one frame of edits
+    assert screens[-1]["elements"]["card"]["props"]["title"] == "Title 19"

@@ -83,7 +83,8 @@ def test_session_shows_a_streamed_screen_step_by_step_then_acts_through_the_agen
         view = RecordingView()
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, view)
-            await session.start("inspection-43", note="script: confirm")
+            # paced slower than a frame: the screen is pushed at most once a frame
+            await session.start("inspection-43", note="script: confirm pace_ms=25")
             first = await session.act("confirm", "create_work_order")
             again = await session.act("confirm", "create_work_order")
         return session, view, first, again
@@ -118,7 +119,7 @@ def test_session_edits_the_card_with_patch_lines_and_keeps_it_when_a_line_is_bad
     assert edited.screens[-1]["elements"]["card"] == edited.screens[0]["elements"]["card"]
     assert edited.issues == []
 
-    _, refused = run_session(agent_server, store, "inspection-45", note="script: bad-patch")
+    _, refused = run_session(agent_server, store, "inspection-45", note="script: bad-patch pace_ms=25")
     risks = [s["elements"]["risk"]["props"]["level"] for s in refused.screens]
     # the edit showed its first line, then went back to the card on record at the bad line
     assert risks == ["low", "high", "low"], risks

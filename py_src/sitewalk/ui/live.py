@@ -36,21 +36,26 @@ class LiveScreen:
         self.screen = ProgressiveScreen()
         self._streams: dict[tuple[str, int], Union[SpecStream, PatchStream]] = {}
         self._failed: set[tuple[str, int]] = set()
+        self._behind: Optional[tuple[str, int]] = None  # the current stream has progress not yet shown
 
     @property
     def shown(self) -> Optional[dict[str, Any]]:
+        """What to render now. Worked out when read, not per fragment: the screen filter walks the
+        whole spec, so reading it once per frame keeps a long stream's total work linear."""
+        self._catch_up()
         return self.screen.shown
 
     @property
     def issues(self) -> list[Issue]:
+        self._catch_up()
         return self.screen.issues
 
     def fragment(self, candidate: SpecCandidate, text: str) -> bool:
-        """More argument text of a render_ui call; True when `shown` changed."""
+        """More argument text of a render_ui call; True when `shown` may have changed."""
         return self._feed(candidate, text, SpecStream)
 
     def patch_lines(self, candidate: SpecCandidate, text: str, base: Optional[dict[str, Any]] = None) -> bool:
-        """More JSON-patch lines for a spec; True when `shown` changed.
+        """More JSON-patch lines for a spec; True when `shown` may have changed.
 
         `base` is the document the stream's first line applies to (the screen on record; an
         empty spec when None). It is copied, never changed.
@@ -61,6 +66,8 @@ class LiveScreen:
         """The call's spec is final (given, or what its stream built): validate and show or keep."""
         key = (candidate.tool_call_id, candidate.revision)
         stream = self._streams.pop(key, None)
+        if self._behind == key:
+            self._behind = None  # the final spec supersedes the progress not yet shown
         if spec is None and stream is not None and key not in self._failed:
             spec = self._final_of(stream, key)
         if not self._owns(candidate):
@@ -99,14 +106,28 @@ class LiveScreen:
                                                    "Send the spec as one JSON object."))
             if not (owns and progress.changed):
                 return False
-            return self.screen.update(stream.spec, stream.complete, stream.settled)
-        bad = stream.feed(text)
-        if bad:  # the spec can no longer be what the agent meant: back to the last good screen
-            return self._fail(key, owns, *bad)
-        if not owns:
-            return False
-        complete = stream.complete()
-        return self.screen.update(stream.spec, complete, complete)
+        else:
+            applied = stream.applied
+            bad = stream.feed(text)
+            if bad:  # the spec can no longer be what the agent meant: back to the last good screen
+                return self._fail(key, owns, *bad)
+            if not owns or stream.applied == applied:
+                return False
+            self.screen.forget(stream.take_touched())  # elements an op changed in place
+        self._behind = key
+        return True
+
+    def _catch_up(self) -> None:
+        """Show the current stream's progress (see `shown`)."""
+        key, self._behind = self._behind, None
+        stream = self._streams.get(key) if key is not None else None
+        if stream is None:
+            return
+        if isinstance(stream, SpecStream):
+            self.screen.update(stream.spec, stream.complete, stream.settled)
+        else:
+            complete = stream.complete()
+            self.screen.update(stream.spec, complete, complete)
 
     def _final_of(self, stream: Union[SpecStream, PatchStream], key: tuple[str, int]) -> Optional[dict[str, Any]]:
         if isinstance(stream, PatchStream):
@@ -123,6 +144,8 @@ class LiveScreen:
     def _fail(self, key: tuple[str, int], owns: bool, *issues: Issue) -> bool:
         self._failed.add(key)
         self._streams.pop(key, None)
+        if self._behind == key:
+            self._behind = None
         if owns:
             before = self.screen.shown
             self.screen.fail(*issues)

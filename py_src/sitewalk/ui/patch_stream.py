@@ -45,6 +45,7 @@ class PatchStream:
         self.line_no = 0
         self._tail: list[str] = []
         self._tail_len = 0
+        self._touched: Optional[set[str]] = set()  # elements changed since take_touched() (None: maybe all)
 
     def feed(self, text: str) -> list[Issue]:
         """Apply every complete line in `text`; return the issues of this fragment."""
@@ -78,13 +79,18 @@ class PatchStream:
         self.issues.extend(issues)
         return issues
 
-    def complete(self) -> list[str]:
-        """Elements that can render: a patch value is whole, so every element with a type."""
+    def complete(self) -> dict[str, None]:
+        """Elements that can render (a set, in order): a patch value is whole, so every element with a type."""
         elements = self.spec.get("elements")
         if not isinstance(elements, dict):
-            return []
-        return [k for k, v in elements.items() if isinstance(v, dict) and isinstance(v.get("type"), str)
-                and isinstance(v.get("props", {}), dict)]
+            return {}
+        return {k: None for k, v in elements.items() if isinstance(v, dict) and isinstance(v.get("type"), str)
+                and isinstance(v.get("props", {}), dict)}
+
+    def take_touched(self) -> Optional[set[str]]:
+        """The elements ops changed since the last call (None: an op replaced more than one element)."""
+        touched, self._touched = self._touched, set()
+        return touched
 
     # -----------------------------------------------------------------------------------------
 
@@ -117,6 +123,10 @@ class PatchStream:
                                       "Patch paths must exist (add the parent first); check 'test' values."))
             return
         self.applied += 1
+        if element is None or op["op"] in ("move", "copy"):
+            self._touched = None  # the root, the whole document, or two places at once
+        elif self._touched is not None:
+            self._touched.add(element)
 
     def _issue(self, element: Optional[str], message: str, repair: str) -> Issue:
         return Issue("invalid_patch", element, message, repair)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
 from .validate import MAX_DEPTH, Issue, validate_spec
 
-__all__ = ["ProgressiveScreen", "renderable", "root_ready"]
+__all__ = ["ElementChecks", "ProgressiveScreen", "renderable", "root_ready"]
 
 
 def _element_ok(element: Any) -> bool:
@@ -33,12 +33,42 @@ def _element_ok(element: Any) -> bool:
     return True
 
 
-def renderable(partial: Any, complete: Collection[str]) -> Optional[dict[str, Any]]:
+class ElementChecks:
+    """`_element_ok` with a memory: an element is validated again only when its type or its props
+    object changed, or after `forget` (a patch changed its props in place). Streams re-read the
+    screen many times; validating every element each time would make the total work quadratic."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[Any, Any, bool]] = {}  # key -> (type, props object, ok)
+
+    def __call__(self, key: str, element: Any) -> bool:
+        if not isinstance(element, dict):
+            return False
+        kind, props = element.get("type"), element.get("props")
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == kind and seen[1] is props:  # `is`: kept alive, so never reused
+            return seen[2]
+        ok = _element_ok(element)
+        self._seen[key] = (kind, props, ok)
+        return ok
+
+    def forget(self, keys: Optional[Collection[str]]) -> None:
+        """Keys whose props may have changed in place (None: all of them)."""
+        if keys is None:
+            self._seen.clear()
+        else:
+            for key in keys:
+                self._seen.pop(key, None)
+
+
+def renderable(partial: Any, complete: Collection[str],
+               element_ok: Optional[Callable[[str, Any], bool]] = None) -> Optional[dict[str, Any]]:
     """The renderable part of a partial spec, or None while its root cannot render."""
+    check = element_ok or (lambda _key, element: _element_ok(element))
     if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
         return None
     root, elements = partial.get("root"), partial["elements"]
-    if not isinstance(root, str) or root not in complete or not _element_ok(elements.get(root)):
+    if not isinstance(root, str) or root not in complete or not check(root, elements.get(root)):
         return None
     out: dict[str, Any] = {}
     ok: dict[str, bool] = {}
@@ -47,7 +77,7 @@ def renderable(partial: Any, complete: Collection[str]) -> Optional[dict[str, An
         if not isinstance(key, str) or key not in complete or key not in elements:
             return False
         if key not in ok:
-            ok[key] = _element_ok(elements[key])
+            ok[key] = check(key, elements[key])
         return ok[key]
 
     stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
@@ -94,12 +124,14 @@ class ProgressiveScreen:
         self.issues: list[Issue] = []
         self.streaming = False
         self._switched = False  # the streaming spec has taken over the screen
+        self._checks = ElementChecks()
 
     def begin(self, identity: Optional[dict[str, Any]] = None) -> None:
         self.identity = identity
         self.streaming = True
         self._switched = False
         self.issues = []
+        self._checks = ElementChecks()  # a new spec: nothing to remember from the last one
 
     def update(self, partial: Any, complete: Collection[str], settled: Collection[str]) -> bool:
         """A new partial state; True when `shown` changed."""
@@ -108,12 +140,16 @@ class ProgressiveScreen:
         if not self._switched:
             if not root_ready(partial, complete, settled):
                 return False  # the last valid screen stays
-        candidate = renderable(partial, complete)
+        candidate = renderable(partial, complete, self._checks)
         if candidate is None or candidate == self.shown:
             return False
         self._switched = True
         self.shown = candidate
         return True
+
+    def forget(self, keys: Optional[Collection[str]]) -> None:
+        """Elements whose props changed in place since the last update (None: any of them)."""
+        self._checks.forget(keys)
 
     def finish(self, final: Any) -> list[Issue]:
         """The spec is complete: validate it; invalid leaves the last good screen. Returns issues."""
