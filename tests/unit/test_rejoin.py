@@ -77,7 +77,8 @@ class DroppingTransport(HttpxTransport):
             raise ServerUnreachable(url, "connection reset (test)")
 
 
-def run_with(agent_server, transport, inspection_id, note):
+def run_with(agent_server, transport, inspection_id, note, then=None):
+    """Start an inspection through `transport` (network waits cut short); then `then(session, client)`."""
     store = {draft_key(inspection_id): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
 
     async def go():
@@ -92,14 +93,15 @@ def run_with(agent_server, transport, inspection_id, note):
 
             session.wait_for_network = quick
             await session.start(inspection_id, note=note)
-        return session, view
+            after = await then(session, client) if then is not None else None
+        return session, view, after
 
     return asyncio.run(go())
 
 
 def test_a_connection_cut_in_the_middle_of_a_streamed_screen_is_rejoined_and_nothing_shows_twice(agent_server):
     transport = DroppingTransport(after=12, when=lambda body: body.get("command") is not None)
-    session, view = run_with(agent_server, transport, "inspection-91", "script: patch-ui")
+    session, view, _ = run_with(agent_server, transport, "inspection-91", "script: patch-ui")
     assert transport.dropped == 1 and len(transport.joins) == 1
     assert any(e[0] == "status" and "Connection lost" in e[1] for e in view.events)
     assert "Here is the screen for inspection-91." in [t.strip() for t in view.texts.values()]  # once, not twice
@@ -110,7 +112,7 @@ def test_a_connection_cut_in_the_middle_of_a_streamed_screen_is_rejoined_and_not
 
 def test_an_answer_whose_reply_never_came_is_not_sent_twice_and_its_run_is_shown(agent_server):
     transport = DroppingTransport(after=0, when=lambda body: body.get("command") is not None)
-    session, view = run_with(agent_server, transport, "inspection-92", "script: confirm")
+    session, view, _ = run_with(agent_server, transport, "inspection-92", "script: confirm")
     assert transport.dropped == 1
     assert view.states("read_local_draft").count("running") == 1  # the tool ran once
     assert len(view.screens[-1]["elements"]) == 9  # the resumed run's screen, joined from its start
@@ -133,26 +135,14 @@ class OfflineOnce(HttpxTransport):
 
 
 def act_with(agent_server, transport, inspection_id):
-    store = {draft_key(inspection_id): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
+    """The confirm scenario, then the inspector presses its button (with `transport.armed` set)."""
+    async def press(session, client):
+        transport.armed = True
+        result = await session.act("confirm", "create_work_order")
+        return result, (await client.threads.get_state(session.thread_id))["values"]
 
-    async def go():
-        registry = HeadlessToolRegistry()
-        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
-        view = RecordingView()
-        async with AgentServerClient(agent_server, transport=transport) as client:
-            session = InspectionSession(client, registry, view)
-
-            async def quick(attempt):
-                await asyncio.sleep(0.05)
-
-            session.wait_for_network = quick
-            await session.start(inspection_id, note="script: confirm")
-            transport.armed = True
-            result = await session.act("confirm", "create_work_order")
-            state = await client.threads.get_state(session.thread_id)
-        return result, state["values"], view
-
-    return asyncio.run(go())
+    _, view, (result, values) = run_with(agent_server, transport, inspection_id, "script: confirm", press)
+    return result, values, view
 
 
 def test_a_confirm_pressed_offline_waits_for_the_network_and_is_sent_once(agent_server):
