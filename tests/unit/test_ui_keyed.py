@@ -80,3 +80,22 @@ def test_slots_filled_give_the_full_render():
         return html
 
     assert fill("s") == render_spec(SPEC)
+
+
+def test_the_walk_of_the_spec_on_screen_can_be_handed_back_instead_of_redone():
+    import json as _json
+
+    from sitewalk.ui.keyed import plan_update
+
+    old = {"root": "s", "elements": {"s": {"type": "Stack", "props": {}, "children": ["a", "b"]},
+                                     "a": {"type": "Text", "props": {"text": "a"}, "children": []},
+                                     "b": {"type": "Text", "props": {"text": "b"}, "children": []}}}
+    first = plan_update(None, old)
+    new = _json.loads(_json.dumps(old))
+    new["elements"]["b"]["props"]["text"] = "B"
+    del new["elements"]["a"]
+    new["elements"]["s"]["children"] = ["b"]
+    assert first.reach == (["a", "b", "s"], {"s": [], "a": ["s"], "b": ["s"]})
+    handed = plan_update(old, new, first.reach)
+    assert (handed.dirty, handed.top, handed.removed) == (["b", "s"], ["s"], ["a"])
+    assert handed == plan_update(old, new)

@@ -29,6 +29,7 @@ class KeyedRenderer:
         self.container_id = container_id
         self.on_action = on_action
         self.shown: Optional[dict[str, Any]] = None  # the spec the DOM shows
+        self._reach: Optional[tuple[list[str], dict[str, list[str]]]] = None  # its walk (see plan_update)
         self.passes = 0  # DOM passes done (one per animation frame at most)
         self._nodes: dict[str, Any] = {}
         self._pending: Optional[dict[str, Any]] = None
@@ -46,6 +47,7 @@ class KeyedRenderer:
 
     def reset(self) -> None:
         self.shown = None
+        self._reach = None
         self._pending = None
         self._nodes.clear()
         bridge.set_html(self.container_id, "")
@@ -71,7 +73,7 @@ class KeyedRenderer:
             js.console.error("sitewalk renderer: " + "".join(traceback.format_exception(exc)))
 
     def _apply(self, spec: dict[str, Any]) -> None:
-        plan = plan_update(self.shown, spec)
+        plan = plan_update(self.shown, spec, self._reach)
         if plan.empty:
             return
         self.passes += 1
@@ -107,7 +109,7 @@ class KeyedRenderer:
             container.replaceChildren(root_node)
         for key in plan.removed:
             self._nodes.pop(key, None)
-        self.shown = spec
+        self.shown, self._reach = spec, plan.reach
         if focused is not None and focused.isConnected and not focused.isSameNode(js.document.activeElement):
             focused.focus()  # a kept node that moved with a re-rendered parent lost focus: give it back
 

@@ -49,6 +49,7 @@ class Plan:
     top: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     root_changed: bool = False
+    reach: tuple[list[str], dict[str, list[str]]] = ([], {})  # the new spec's (order, parents)
 
     @property
     def empty(self) -> bool:
@@ -85,8 +86,10 @@ def _same(a: Any, b: Any) -> bool:
             and list(a.get("children") or []) == list(b.get("children") or []))
 
 
-def plan_update(old: Optional[dict[str, Any]], new: Optional[dict[str, Any]]) -> Plan:
-    old_order, _ = _reachable(old)
+def plan_update(old: Optional[dict[str, Any]], new: Optional[dict[str, Any]],
+                old_reach: Optional[tuple[list[str], dict[str, list[str]]]] = None) -> Plan:
+    """`old_reach`: the `reach` of the plan that put `old` on screen, so it is not walked again."""
+    old_order, _ = old_reach if old_reach is not None else _reachable(old)
     new_order, parents = _reachable(new)
     old_elements = (old or {}).get("elements") or {}
     new_elements = (new or {}).get("elements") or {}
@@ -106,7 +109,7 @@ def plan_update(old: Optional[dict[str, Any]], new: Optional[dict[str, Any]]) ->
                         dirty.add(parent)
                         changed = True
     root_changed = (old or {}).get("root") != (new or {}).get("root")
-    plan = Plan(root_changed=root_changed)
+    plan = Plan(root_changed=root_changed, reach=(new_order, parents))
     plan.dirty = [key for key in new_order if key in dirty]
     new_root = (new or {}).get("root")
     plan.top = [key for key in plan.dirty
