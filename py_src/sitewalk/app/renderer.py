@@ -3,8 +3,8 @@
 One node per element id, kept between specs. `show(spec)` only records the spec to show; at the
 next animation frame the renderer compares it with the spec on screen (`plan_update`), renders
 the dirty elements' shallow templates, fills their slots with the children's existing nodes and
-puts each top dirty node in place of its old one. Several `show` calls within a frame make one
-DOM pass. Clicks are delegated: one listener on the screen container, `on_action(element_id,
+puts each top dirty node in place of its old one; the first screen is parsed whole, in one
+innerHTML. Several `show` calls within a frame make one DOM pass. Clicks are delegated: one listener on the screen container, `on_action(element_id,
 action, subject)` for a `[data-sw-action]` button.
 """
 
@@ -19,6 +19,7 @@ from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[impor
 
 from .. import bridge
 from ..ui.keyed import SLOT_TAG, plan_update, shallow_html
+from ..ui.render import render_spec
 
 __all__ = ["KeyedRenderer"]
 
@@ -65,6 +66,15 @@ class KeyedRenderer:
             spec, self._pending = self._pending, None
             self._apply(spec)
 
+    def _first_render(self, spec: dict[str, Any]) -> None:
+        """The whole screen in one innerHTML, then its nodes indexed by id (an element shown in
+        several places is keyed by its first node, the others are copies, as in `_apply`)."""
+        container = bridge.element(self.container_id)
+        container.innerHTML = render_spec(spec)
+        self._nodes.clear()
+        for node in container.querySelectorAll("[data-sw-id]"):
+            self._nodes.setdefault(str(node.dataset.swId), node)
+
     def _frame(self, _timestamp: Any = None) -> None:
         self._frame_requested = False
         try:
@@ -77,6 +87,10 @@ class KeyedRenderer:
         if plan.empty:
             return
         self.passes += 1
+        if self.shown is None:  # nothing on screen, nothing to keep: one parse of the whole tree
+            self._first_render(spec)
+            self.shown, self._reach = spec, plan.reach
+            return
         elements = spec["elements"]
         container = bridge.element(self.container_id)
         focused = bridge._or_none(js.document.activeElement)
