@@ -265,3 +265,21 @@ def test_a_confirm_pressed_offline_waits_for_the_network_and_the_order_is_made_o
     page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
     [record] = _thread_values(app.server_url, inspection)["values"]["ui_actions"]
     assert record["result"] == {"work_order": f"work-order:{inspection}:risk-1", "created": True}
+
+
+def test_an_element_shown_in_two_places_is_drawn_in_both_and_updated_in_both(app):
+    app.open()
+    page = app.page
+    shared = {"root": "s", "elements": {
+        "s": {"type": "Stack", "props": {"gap": "md"}, "children": ["left", "right"]},
+        "left": {"type": "Stack", "props": {"gap": "sm"}, "children": ["badge"]},
+        "right": {"type": "Stack", "props": {"gap": "sm"}, "children": ["badge"]},
+        "badge": {"type": "RiskBadge", "props": {"level": "low"}, "children": []}}}
+    setup_renderer(page, shared)  # the first screen: one parse of the whole tree
+    badges = "() => [...document.querySelectorAll(\"#sw-test-screen [data-sw-id='badge']\")].map((n) => n.textContent)"
+    assert page.evaluate(badges) == ["low", "low"]
+    py(page, """
+new = json.loads(json.dumps(test_renderer.shown)); new["elements"]["badge"]["props"]["level"] = "high"
+test_renderer.show(new); test_renderer.flush()
+""")
+    assert page.evaluate(badges) == ["high", "high"]
