@@ -7,18 +7,16 @@ transport that drops after some chunks.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 
-from sitewalk.agentserver.client import AgentServerClient, StreamPart
+from sitewalk.agentserver.client import StreamPart
 from sitewalk.agentserver.errors import ServerUnreachable
 from sitewalk.agentserver.rejoin import EventDeduper
 from sitewalk.agentserver.transport import HttpxTransport
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
-from sitewalk.session import InspectionSession
+from sitewalk.headless import draft_key
 
-from test_session_live import RecordingView
+from test_session_live import drive_session
 
 IDS = ["1796243079850-0", "1796243079851-0", "1796243079851-0", "1796243079852-0", "1796243079852-0",
        "1796243079852-0", "1796243079853-0"]
@@ -78,25 +76,9 @@ class DroppingTransport(HttpxTransport):
 
 
 def run_with(agent_server, transport, inspection_id, note, then=None):
-    """Start an inspection through `transport` (network waits cut short); then `then(session, client)`."""
+    """An inspection with a draft on the device, through `transport`."""
     store = {draft_key(inspection_id): json.dumps({"site": "Pier 4", "inspector": "Ana", "risk": "high"})}
-
-    async def go():
-        registry = HeadlessToolRegistry()
-        registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
-        view = RecordingView()
-        async with AgentServerClient(agent_server, transport=transport) as client:
-            session = InspectionSession(client, registry, view)
-
-            async def quick(attempt):
-                await asyncio.sleep(0.05)
-
-            session.wait_for_network = quick
-            await session.start(inspection_id, note=note)
-            after = await then(session, client) if then is not None else None
-        return session, view, after
-
-    return asyncio.run(go())
+    return drive_session(agent_server, store, inspection_id, note, transport=transport, then=then)
 
 
 def test_a_connection_cut_in_the_middle_of_a_streamed_screen_is_rejoined_and_nothing_shows_twice(agent_server):

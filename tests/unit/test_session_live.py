@@ -40,17 +40,30 @@ class RecordingView:
         return [e[2] for e in self.events if e[0] == "tool_call" and e[1] == tool]
 
 
-def run_session(agent_server, store, inspection_id, note=""):
+async def _quick_retry(attempt):
+    await asyncio.sleep(0.05)
+
+
+def drive_session(agent_server, store, inspection_id, note="", transport=None, then=None):
+    """Start an inspection (through `transport` when given, network waits cut short), then
+    `await then(session, client)`; returns (session, view, what `then` returned)."""
     async def go():
         registry = HeadlessToolRegistry()
         registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
         view = RecordingView()
-        async with AgentServerClient(agent_server) as client:
+        async with AgentServerClient(agent_server, transport=transport) as client:
             session = InspectionSession(client, registry, view)
+            session.wait_for_network = _quick_retry
             await session.start(inspection_id, note=note)
-        return session, view
+            after = await then(session, client) if then is not None else None
+        return session, view, after
 
     return asyncio.run(go())
+
+
+def run_session(agent_server, store, inspection_id, note=""):
+    session, view, _ = drive_session(agent_server, store, inspection_id, note)
+    return session, view
 
 
 def test_session_answers_the_tool_and_shows_the_card_once(agent_server):
