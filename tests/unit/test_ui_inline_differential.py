@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from json_render_peer import json_render_verdicts
+from test_ui_inline_spec import split_in_pieces
 
-from sitewalk.ui.inline_spec import InlineSplitter
 
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "inline").glob("*.txt"))
 
@@ -21,15 +21,9 @@ DELIBERATE = {
 
 
 def ours(path: Path) -> dict:
-    text = path.read_text(encoding="utf-8")
-    splitter, prose, patch = InlineSplitter(), [], []
-    for i in range(0, len(text), 5):
-        words, ops = splitter.feed(text[i:i + 5])
-        prose.append(words)
-        patch.append(ops)
-    prose.append(splitter.close())
-    lines = [line.rstrip() for line in "".join(prose).splitlines() if line.strip()]
-    return {"texts": lines, "patch_lines": [line for line in "".join(patch).splitlines() if line.strip()]}
+    prose, patch, _ = split_in_pieces(path.read_text(encoding="utf-8"), 5)
+    lines = [line.rstrip() for line in prose.splitlines() if line.strip()]
+    return {"texts": lines, "patch_lines": [line for line in patch.splitlines() if line.strip()]}
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,22 @@ EDIT = '{"op":"replace","path":"/elements/risk/props/level","value":"high"}'
 MESSAGE = f"Raising the risk.\n{EDIT}\n  {EDIT}\nThat is all.\n"
 
 
+def split_in_pieces(text, size):
+    """(prose, patch text, splitter) of `text` fed to one InlineSplitter `size` characters at a time."""
+    splitter, prose, patch = InlineSplitter(), [], []
+    for i in range(0, len(text), size):
+        words, ops = splitter.feed(text[i:i + size])
+        prose.append(words)
+        patch.append(ops)
+    prose.append(splitter.close())
+    return "".join(prose), "".join(patch), splitter
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 20, len(MESSAGE)])
 def test_prose_and_patch_lines_come_apart_whatever_the_fragment_size(size):
-    splitter = InlineSplitter()
-    prose, patch = [], []
-    for i in range(0, len(MESSAGE), size):
-        p, q = splitter.feed(MESSAGE[i:i + size])
-        prose.append(p)
-        patch.append(q)
-    prose.append(splitter.close())
-    assert "".join(prose) == "Raising the risk.\nThat is all.\n"
-    assert "".join(patch) == f"{EDIT}\n{EDIT}\n"  # a patch line's leading blanks are dropped
+    prose, patch, splitter = split_in_pieces(MESSAGE, size)
+    assert prose == "Raising the risk.\nThat is all.\n"
+    assert patch == f"{EDIT}\n{EDIT}\n"  # a patch line's leading blanks are dropped
     assert splitter.patch_lines == 2
 
 
@@ -74,14 +79,9 @@ FENCED = 'Here it is:\n```spec\n{"op":"add","path":"/root","value":"t"}\nnot a p
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8, len(FENCED)])
 def test_a_spec_fence_holds_patch_lines_and_its_other_lines_are_dropped(size):
-    splitter, prose, patch = InlineSplitter(), [], []
-    for i in range(0, len(FENCED), size):
-        p, q = splitter.feed(FENCED[i:i + size])
-        prose.append(p)
-        patch.append(q)
-    prose.append(splitter.close())
-    assert "".join(prose) == "Here it is:\nDone.\n`code` first\n"
-    assert "".join(patch) == '{"op":"add","path":"/root","value":"t"}\n'
+    prose, patch, _ = split_in_pieces(FENCED, size)
+    assert prose == "Here it is:\nDone.\n`code` first\n"
+    assert patch == '{"op":"add","path":"/root","value":"t"}\n'
 
 
 def test_a_line_starting_with_a_backtick_waits_for_its_end_in_case_it_is_a_fence():
