@@ -20,6 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_bench import RUN_PY, booted_app_page, med  # noqa: E402
+from test_ui_stream import spec_of  # noqa: E402
 
 pytestmark = pytest.mark.bench
 
@@ -108,14 +109,7 @@ json.dumps(t1 - t0)'''))
 
 
 def _stream_spec_text(n_bytes):
-    elements = {"root": {"type": "Stack", "props": {"gap": "md"}, "children": []}}
-    i = 0
-    while len(json.dumps(elements)) < n_bytes:
-        key = f"f{i}"
-        elements[key] = {"type": "Field", "props": {"label": f"Finding {i}", "value": "corrosion on the rail, " * 2}}
-        elements["root"]["children"].append(key)
-        i += 1
-    return json.dumps({"root": "root", "elements": elements})
+    return json.dumps(spec_of(n_bytes))  # the CPython stream benchmark's spec
 
 
 def test_streamed_spec_in_pyodide_against_one_parse(page):
