@@ -31,7 +31,7 @@ def inline_ui_update(message: AIMessage, on_record: Optional[dict[str, Any]],
 
     `history` is the conversation before `message`, to count the refusals in a row.
     """
-    applied = apply_inline_spec(_text(message), on_record)
+    applied = apply_inline_spec(str(message.text), on_record)  # text blocks only, as the browser streams
     if applied is None:
         return {}
     spec, issues = applied
@@ -46,14 +46,6 @@ def inline_ui_update(message: AIMessage, on_record: Optional[dict[str, Any]],
     return {"ui_spec": {"root": spec["root"], "elements": spec["elements"],
                         "identity": inline_identity(str(message.id), revision)},
             "ui_issues": []}
-
-
-def _text(message: AIMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(block if isinstance(block, str) else str(block.get("text", ""))
-                   for block in content if isinstance(block, str) or block.get("type") == "text")
 
 
 def is_refusal(message: Any) -> bool:
