@@ -41,7 +41,6 @@ import fcntl
 import functools
 import hashlib
 import http.server
-import io
 import json
 import os
 import re
@@ -1035,7 +1034,7 @@ class AgentServer:
                 self._log_file.close()
         return self.process.returncode
 
-    def __enter__(self) -> "AgentServer":
+    def __enter__(self) -> AgentServer:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -1188,7 +1187,7 @@ class StaticServer:
         self.httpd.server_close()
         self.thread.join(5)
 
-    def __enter__(self) -> "StaticServer":
+    def __enter__(self) -> StaticServer:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
@@ -18,7 +19,7 @@ _kept_proxies: list[Any] = []  # event-listener proxies live as long as the page
 class LocalStorageStore:
     """localStorage as a KeyValueStore. A missing key comes back as JS null, not None: normalise it."""
 
-    def get(self, key: str) -> Optional[str]:
+    def get(self, key: str) -> str | None:
         value = _or_none(js.localStorage.getItem(key))
         return value if isinstance(value, str) else None
 
@@ -60,7 +61,7 @@ class IndexedDbStore:
             self._db = await _request_done(request, onupgradeneeded=upgrade)
         return self._db
 
-    async def get(self, key: str) -> Optional[str]:
+    async def get(self, key: str) -> str | None:
         db = await self._open()
         try:
             request = db.transaction(self.store_name, "readonly").objectStore(self.store_name).get(key)
@@ -115,7 +116,7 @@ def _destroy_all(proxies: list[Any]) -> None:
         proxy.destroy()
 
 
-def _request_done(request: Any, onupgradeneeded: Optional[Callable[[Any], None]] = None) -> "asyncio.Future[Any]":
+def _request_done(request: Any, onupgradeneeded: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
     """A future for an IDBRequest: its result, or StorageError. Never a rejected JS promise."""
     future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
 
@@ -143,7 +144,7 @@ def _request_done(request: Any, onupgradeneeded: Optional[Callable[[Any], None]]
     return future
 
 
-def _transaction_done(transaction: Any) -> "asyncio.Future[None]":
+def _transaction_done(transaction: Any) -> asyncio.Future[None]:
     future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
 
     def complete(_event: Any) -> None:
@@ -201,7 +202,7 @@ def on(element_id: str, event: str, handler: Callable[[Any], Any]) -> None:
     element(element_id).addEventListener(event, proxy)
 
 
-def _report_failure(task: "asyncio.Future[Any]") -> None:
+def _report_failure(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         exc = task.exception()
         js.console.error("sitewalk: " + "".join(traceback.format_exception(exc)))
@@ -220,7 +221,7 @@ def shell() -> Any:
     return js.window.sitewalkShell
 
 
-def wait_for_retry() -> "asyncio.Future[None]":
+def wait_for_retry() -> asyncio.Future[None]:
     """A future resolved when the user presses the shell's Retry button."""
     future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
 
@@ -243,7 +244,7 @@ def mark_ready() -> None:
 # could reject with a non-Error value (GeolocationPositionError would hang Pyodide).
 
 
-def geolocate(timeout_ms: int, high_accuracy: bool = False) -> "asyncio.Future[dict[str, Any]]":
+def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[dict[str, Any]]:
     """One position fix: {latitude, longitude, accuracy, timestamp}, or PositionError(code)."""
     future: asyncio.Future[dict[str, Any]] = asyncio.get_event_loop().create_future()
     geolocation = _or_none(getattr(js.navigator, "geolocation", None))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Optional
+from typing import Any
 
 from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from .streaming import CallState, MessageText, ToolCallProgress
@@ -30,16 +30,16 @@ class ScreenFeed:
     def __init__(self, view: Any) -> None:
         self.view = view
         self.live = LiveScreen()  # which spec owns the screen, and what of it can show
-        self.spec_identity: Optional[dict[str, Any]] = None  # the server's identity of the screen shown
+        self.spec_identity: dict[str, Any] | None = None  # the server's identity of the screen shown
         self._message_order: dict[str, int] = {}
         self._fed: dict[tuple[str, str, int], int] = {}  # render_ui call -> argument fragments fed
         self._completed: set[str] = set()  # specs (call ids) whose final form was judged
-        self._on_screen: Optional[dict[str, Any]] = None
-        self._on_record: Optional[dict[str, Any]] = None  # the server's ui_spec, as last seen
+        self._on_screen: dict[str, Any] | None = None
+        self._on_record: dict[str, Any] | None = None  # the server's ui_spec, as last seen
         self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
         self._last_push = float("-inf")
-        self._trailing: Optional[asyncio.TimerHandle] = None  # a push due when a frame has passed
+        self._trailing: asyncio.TimerHandle | None = None  # a push due when a frame has passed
 
     def call(self, call: ToolCallProgress) -> None:
         """A tool call's progress; render_ui's new argument fragments go to its own parser."""
@@ -104,7 +104,7 @@ class ScreenFeed:
         index = self._message_order.setdefault(message_id, len(self._message_order))
         return SpecCandidate(index, call_index, tool_name, tool_call_id, 0, message_id=message_id)
 
-    def _finish(self, candidate: SpecCandidate, spec: Optional[dict[str, Any]] = None) -> list[Issue]:
+    def _finish(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None) -> list[Issue]:
         """Judge a spec's final form once; invalid leaves the last good screen and shows the issues."""
         if candidate.tool_call_id in self._completed:
             self._push_screen()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable, Optional, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from .agentserver.client import AgentServerClient, pending_interrupts
 from .agentserver.errors import AgentServerError, ServerUnreachable
@@ -38,12 +39,12 @@ class View(Protocol):
 class InspectionSession:
     # Set by the app: where answers are kept before sending (exactly once across reloads), who is
     # told of a contract that differs from the agent's, and of the thread a start created.
-    book: Optional[AnswerBook] = None
-    on_contract_mismatch: Optional[Callable[[ContractMismatch], None]] = None
-    on_thread: Optional[Callable[[str], None]] = None
-    audit: Optional[AuditLog] = None  # what left the device, per delivered answer
-    on_outbox: Optional[Callable[[int], None]] = None  # answers waiting for the network (0: none)
-    wait_for_network: Optional[Callable[[int], Awaitable[None]]] = None  # attempt -> back online (or retry)
+    book: AnswerBook | None = None
+    on_contract_mismatch: Callable[[ContractMismatch], None] | None = None
+    on_thread: Callable[[str], None] | None = None
+    audit: AuditLog | None = None  # what left the device, per delivered answer
+    on_outbox: Callable[[int], None] | None = None  # answers waiting for the network (0: none)
+    wait_for_network: Callable[[int], Awaitable[None]] | None = None  # attempt -> back online (or retry)
 
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
                  assistant_id: str = ASSISTANT_ID):
@@ -51,9 +52,9 @@ class InspectionSession:
         self.registry = registry
         self.view = view
         self.assistant_id = assistant_id
-        self.thread_id: Optional[str] = None
+        self.thread_id: str | None = None
         self.screen = ScreenFeed(view)  # what the stream says of the screen and the transcript
-        self._streamed: Optional[_StreamedState] = None  # what the last run's stream said
+        self._streamed: _StreamedState | None = None  # what the last run's stream said
         self._acting = False
         if hasattr(view, "on_action"):
             view.on_action = self.act  # ConfirmButton clicks (delegated by the view's renderer)
@@ -89,7 +90,7 @@ class InspectionSession:
                 break
         await self.refresh_timeline()
 
-    async def _stream(self, run_id: Optional[str] = None, **run_kwargs: Any) -> None:
+    async def _stream(self, run_id: str | None = None, **run_kwargs: Any) -> None:
         """Stream one run (a new one, or with `run_id` one already going) to the view.
 
         A dropped connection is rejoined where it broke, without showing an event twice.
@@ -113,7 +114,7 @@ class InspectionSession:
         for change in assembler.finish_message():
             self._show_change(change)
 
-    def _streamed_state(self) -> Optional[dict[str, Any]]:
+    def _streamed_state(self) -> dict[str, Any] | None:
         """The thread's state as the last stream ended, when that stream is the whole story.
 
         It saves reading the state before answering a headless tool. After a dropped connection
@@ -130,7 +131,7 @@ class InspectionSession:
         self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
     @property
-    def spec_identity(self) -> Optional[dict[str, Any]]:
+    def spec_identity(self) -> dict[str, Any] | None:
         """The server's identity of the screen shown (what a ConfirmButton's action names)."""
         return self.screen.spec_identity
 
@@ -158,7 +159,7 @@ class InspectionSession:
             self.view.tool_call(call_id, str(message.get("name") or "?"),
                                 CallState.failed if failed else CallState.succeeded, detail)
 
-    async def _answer_pending(self, state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    async def _answer_pending(self, state: dict[str, Any] | None = None) -> dict[str, Any]:
         """Answers for the headless tools the thread waits on (in `state`, else the server's), each
         call run at most once.
 
@@ -229,7 +230,7 @@ class InspectionSession:
         except AgentServerError:
             pass  # nothing running, or the server is out of reach: the tool is cancelled either way
 
-    async def _recorded(self, call_id: str) -> Optional[dict[str, Any]]:
+    async def _recorded(self, call_id: str) -> dict[str, Any] | None:
         """The envelope already answered for a call, in this page or (with a book) before a reload."""
         if call_id in self.outcomes:
             return self.outcomes[call_id]
@@ -317,7 +318,7 @@ class InspectionSession:
             await self.refresh_timeline()
         return bool(answers)
 
-    async def act(self, element_id: str, action: str, subject: str = "") -> Optional[dict[str, Any]]:
+    async def act(self, element_id: str, action: str, subject: str = "") -> dict[str, Any] | None:
         """A ConfirmButton was pressed: send the action as the resume of the run that awaits it.
 
         The browser never performs the business action: the agent authorizes the request against
@@ -342,7 +343,7 @@ class InspectionSession:
         finally:
             self._acting = False
 
-    async def _send_action(self, element_id: str, action: str, resent: bool) -> Optional[dict[str, Any]]:
+    async def _send_action(self, element_id: str, action: str, resent: bool) -> dict[str, Any] | None:
         state = await self.client.threads.get_state(self.thread_id)
         values = state.get("values") or {}
         waiting = next((i for i in pending_interrupts(state) if isinstance(i.get("value"), dict)
@@ -387,7 +388,7 @@ class _StreamedState:
     """What one run's stream said of the thread: its last values and the interrupts it raised."""
 
     def __init__(self) -> None:
-        self.values: Optional[dict[str, Any]] = None
+        self.values: dict[str, Any] | None = None
         self.interrupts: list[dict[str, Any]] = []
         self.whole = False  # the stream ran to its end
         self.dropped = False  # the connection dropped at least once (rejoined)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 class CallState:
@@ -23,11 +23,11 @@ class CallState:
 @dataclass
 class ToolCallProgress:
     key: tuple[str, str, int]
-    id: Optional[str] = None
-    name: Optional[str] = None
+    id: str | None = None
+    name: str | None = None
     fragments: list[str] = field(default_factory=list)
     state: str = CallState.collecting_args
-    args: Optional[dict[str, Any]] = None
+    args: dict[str, Any] | None = None
 
     @property
     def args_text(self) -> str:
@@ -87,7 +87,7 @@ class RunAssembler:
             changed.extend(self.finish_message(message_id))
         return changed
 
-    def finish_message(self, message_id: Optional[str] = None) -> list[Any]:
+    def finish_message(self, message_id: str | None = None) -> list[Any]:
         """End one message (or, with None, every message still open): its texts and calls that completed."""
         done: list[Any] = []
         for entry in self.texts.values():
@@ -100,7 +100,7 @@ class RunAssembler:
                     done.append(call)
         return done
 
-    def call_by_id(self, tool_call_id: str) -> Optional[ToolCallProgress]:
+    def call_by_id(self, tool_call_id: str) -> ToolCallProgress | None:
         return next((c for c in self.calls.values() if c.id == tool_call_id), None)
 
 

@@ -8,15 +8,16 @@ path of the current head.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
 
 
 @dataclass
 class Checkpoint:
     id: str
-    parent_id: Optional[str]
-    step: Optional[int]
+    parent_id: str | None
+    step: int | None
     source: str
     node: str
     next: list[str]
@@ -32,13 +33,13 @@ class Checkpoint:
         return len(self.children) > 1
 
 
-def _checkpoint_id(config: Any) -> Optional[str]:
+def _checkpoint_id(config: Any) -> str | None:
     if not isinstance(config, dict):
         return None
     return config.get("checkpoint_id") or (config.get("configurable") or {}).get("checkpoint_id")
 
 
-def build_timeline(history: Iterable[dict[str, Any]], current_id: Optional[str] = None) -> list[Checkpoint]:
+def build_timeline(history: Iterable[dict[str, Any]], current_id: str | None = None) -> list[Checkpoint]:
     """Checkpoints oldest first; `current_id` defaults to the newest one."""
     entries = list(history)
     by_id: dict[str, Checkpoint] = {}
@@ -77,7 +78,7 @@ def build_timeline(history: Iterable[dict[str, Any]], current_id: Optional[str] 
     if ordered:
         head = by_id.get(current_id or "") or ordered[-1]
         head.current = True
-        walk: Optional[Checkpoint] = head
+        walk: Checkpoint | None = head
         while walk:
             walk.on_current_path = True
             walk = by_id.get(walk.parent_id) if walk.parent_id else None

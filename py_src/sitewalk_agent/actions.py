@@ -11,7 +11,7 @@ again and nothing else happens.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["ActionLedger", "authorize", "expected_actions", "work_order_id"]
 
@@ -20,7 +20,7 @@ WORK_ORDERS = ("sitewalk", "work_orders")
 MAX_KEY = 200
 
 
-def expected_actions(ui_spec: Optional[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def expected_actions(ui_spec: dict[str, Any] | None) -> dict[str, dict[str, str]]:
     """element id -> {action, subject, label} for each ConfirmButton of the screen on record."""
     out: dict[str, dict[str, str]] = {}
     for key, element in ((ui_spec or {}).get("elements") or {}).items():
@@ -31,7 +31,7 @@ def expected_actions(ui_spec: Optional[dict[str, Any]]) -> dict[str, dict[str, s
     return out
 
 
-def authorize(ui_spec: Optional[dict[str, Any]], request: Any) -> Optional[str]:
+def authorize(ui_spec: dict[str, Any] | None, request: Any) -> str | None:
     """None when the request is allowed by the state; otherwise why not (one sentence)."""
     if not isinstance(request, dict) or request.get("type") != "ui_action":
         return "not a ui_action request"
@@ -50,7 +50,7 @@ def authorize(ui_spec: Optional[dict[str, Any]], request: Any) -> Optional[str]:
     return None
 
 
-def work_order_id(inspection_id: Optional[str], subject: str, element_id: str) -> str:
+def work_order_id(inspection_id: str | None, subject: str, element_id: str) -> str:
     """The business key of a work order: the same inspection and subject give the same order."""
     return f"work-order:{inspection_id or 'unknown'}:{subject or element_id}"
 
@@ -58,12 +58,12 @@ def work_order_id(inspection_id: Optional[str], subject: str, element_id: str) -
 class ActionLedger:
     """Idempotency keys already used, with their outcome, in the Store (shared by every branch)."""
 
-    def __init__(self, store: Any = None, thread_id: Optional[str] = None) -> None:
+    def __init__(self, store: Any = None, thread_id: str | None = None) -> None:
         self._store = store if thread_id else None
         self._memory: dict[str, dict[str, Any]] = {}
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
 
-    async def get(self, key: str) -> Optional[dict[str, Any]]:
+    async def get(self, key: str) -> dict[str, Any] | None:
         if self._store is None:
             return self._memory.get(key)
         item = await self._store.aget(self._namespace, key)

@@ -25,14 +25,14 @@ if _PY_SRC not in sys.path:
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
-from langgraph.store.base import BaseStore  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
+from langgraph.store.base import BaseStore  # noqa: E402
 from langgraph.types import interrupt  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402  (typing.TypedDict publishes a null schema)
 
 from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
-from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolError, parse_result  # noqa: E402
+from sitewalk.contracts.envelope import ErrorCode, ToolError, ToolFailure, parse_result  # noqa: E402
 from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
 from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
@@ -51,17 +51,17 @@ __all__ = ["InspectionState", "build_graph", "graph", "make_model", "TOOL_SCHEMA
 class InspectionState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     """The conversation (human, AI with tool calls, tool results)."""
-    inspection_id: Optional[str]
+    inspection_id: str | None
     """The inspection the conversation is about, once the agent asked for its draft."""
-    ui_spec: Optional[dict[str, Any]]
+    ui_spec: dict[str, Any] | None
     """The latest validated screen: {root, elements, identity: {message_id, tool_call_id, revision}}."""
-    client_tools: Optional[dict[str, str]]
+    client_tools: dict[str, str] | None
     """Tool name -> contract digest, as the client that drives this thread implements them."""
-    ui_actions: Optional[list[dict[str, Any]]]
+    ui_actions: list[dict[str, Any]] | None
     """Actions the agent authorized and performed: {action, element_id, identity, idempotency_key, result}."""
-    ui_issues: Optional[list[dict[str, Any]]]
+    ui_issues: list[dict[str, Any]] | None
     """Why the last inline screen (patch lines in the agent's text) was refused; [] once one is taken."""
-    ui_action_result: Optional[dict[str, Any]]
+    ui_action_result: dict[str, Any] | None
     """The answer to the last action request: {status: done | replayed | refused, ...}."""
 
 
@@ -129,7 +129,7 @@ def _failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any)
 
 
 async def run_headless_tool(
-    contract: ToolContract, call: dict[str, Any], state: InspectionState, ledger: Optional[OutcomeLedger] = None
+    contract: ToolContract, call: dict[str, Any], state: InspectionState, ledger: OutcomeLedger | None = None
 ) -> tuple[ToolMessage, dict[str, Any]]:
     """A headless tool: ask the browser (once per call id), then check the answer against the contract."""
     tool_call_id = call["id"]
@@ -207,7 +207,7 @@ def spec_issues(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def run_render_ui(
-    call: dict[str, Any], state: InspectionState, message_id: Optional[str]
+    call: dict[str, Any], state: InspectionState, message_id: str | None
 ) -> tuple[ToolMessage, dict[str, Any]]:
     args = call.get("args") or {}
     issues = spec_issues(args) if isinstance(args, dict) else spec_issues({})
@@ -269,7 +269,7 @@ async def agent(state: InspectionState, config: RunnableConfig) -> dict[str, Any
     return {**update, "messages": [response, *update.get("messages", [])]}
 
 
-async def tools(state: InspectionState, config: RunnableConfig, *, store: Optional[BaseStore] = None) -> dict[str, Any]:
+async def tools(state: InspectionState, config: RunnableConfig, *, store: Optional[BaseStore] = None) -> dict[str, Any]:  # noqa: UP045
     ledger = OutcomeLedger(store, (config.get("configurable") or {}).get("thread_id"))
     messages = state.get("messages", [])
     last = messages[-1] if messages else None
@@ -295,7 +295,7 @@ async def tools(state: InspectionState, config: RunnableConfig, *, store: Option
 
 
 async def await_action(state: InspectionState, config: RunnableConfig, *,
-                       store: Optional[BaseStore] = None) -> dict[str, Any]:
+                       store: Optional[BaseStore] = None) -> dict[str, Any]:  # noqa: UP045
     """Wait for the inspector to press a ConfirmButton of the screen on record; authorize and do it.
 
     The browser resumes the interrupt with {type: "ui_action", action, identity, element_id,

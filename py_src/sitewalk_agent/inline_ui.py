@@ -10,9 +10,9 @@ screen again — at most MAX_REPAIRS times in a row.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
-
 import json
+from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -25,7 +25,7 @@ REFUSAL_NAME = "sitewalk_ui"  # the author of a refusal notice (not the inspecto
 MAX_REPAIRS = 2  # refusals in a row after which the model is not asked again
 
 
-def inline_ui_update(message: AIMessage, on_record: Optional[dict[str, Any]],
+def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
                      history: Sequence[BaseMessage] = ()) -> dict[str, Any]:
     """The state update for a message's inline screen: {} when the message writes none.
 

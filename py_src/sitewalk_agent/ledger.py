@@ -11,7 +11,7 @@ store (in-process tests) the ledger is a no-op.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["OutcomeLedger"]
 
@@ -19,7 +19,7 @@ NAMESPACE = ("sitewalk", "tool_outcomes")
 
 
 class OutcomeLedger:
-    def __init__(self, store: Any = None, thread_id: Optional[str] = None) -> None:
+    def __init__(self, store: Any = None, thread_id: str | None = None) -> None:
         self._store = store if thread_id else None
         # Namespace labels may not contain "."; thread ids are UUIDs, but be safe.
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
@@ -28,14 +28,14 @@ class OutcomeLedger:
     def enabled(self) -> bool:
         return self._store is not None
 
-    async def get(self, tool_call_id: str) -> Optional[dict[str, Any]]:
+    async def get(self, tool_call_id: str) -> dict[str, Any] | None:
         """The recorded entry {"envelope", "interrupt_id"} for a call, or None."""
         if self._store is None:
             return None
         item = await self._store.aget(self._namespace, tool_call_id)
         return dict(item.value) if item is not None else None
 
-    async def put(self, tool_call_id: str, envelope: dict[str, Any], interrupt_id: Optional[str] = None) -> None:
+    async def put(self, tool_call_id: str, envelope: dict[str, Any], interrupt_id: str | None = None) -> None:
         if self._store is None:
             return
         await self._store.aput(self._namespace, tool_call_id, {"envelope": envelope, "interrupt_id": interrupt_id})

@@ -41,7 +41,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -79,7 +79,7 @@ def fragment(text: str, sizes: Sequence[int] = FRAGMENT_SIZES) -> list[str]:
     return out
 
 
-def find_inspection_id(text: str) -> Optional[str]:
+def find_inspection_id(text: str) -> str | None:
     for pattern in _ID_PATTERNS:
         m = pattern.search(text)
         if m and any(c.isdigit() for c in m.group(1)):
@@ -90,7 +90,7 @@ def find_inspection_id(text: str) -> Optional[str]:
 class Turn:
     """What the model says in one turn: some text and at most one tool call."""
 
-    def __init__(self, text: str = "", tool: Optional[str] = None, args: Optional[dict[str, Any]] = None):
+    def __init__(self, text: str = "", tool: str | None = None, args: dict[str, Any] | None = None):
         self.text = text
         self.tool = tool
         self.args = args
@@ -112,7 +112,7 @@ def _content_text(message: BaseMessage) -> str:
     return "".join(parts)
 
 
-def _last_inspection_id(messages: Sequence[BaseMessage]) -> Optional[str]:
+def _last_inspection_id(messages: Sequence[BaseMessage]) -> str | None:
     for message in reversed(messages):
         for call in getattr(message, "tool_calls", None) or []:
             if call.get("name") == "read_local_draft":
@@ -129,7 +129,7 @@ def _last_inspection_id(messages: Sequence[BaseMessage]) -> Optional[str]:
 _SCENARIO = re.compile(r"\bscript:\s*([a-z][a-z-]*)", re.IGNORECASE)
 
 
-def scenario_of(messages: Sequence[BaseMessage]) -> Optional[str]:
+def scenario_of(messages: Sequence[BaseMessage]) -> str | None:
     """The `script: NAME` of the first human message, if any."""
     for message in messages:
         if isinstance(message, HumanMessage):
@@ -141,7 +141,7 @@ def scenario_of(messages: Sequence[BaseMessage]) -> Optional[str]:
 _PACE_MS = re.compile(r"\bpace_ms=(\d{1,4})\b")
 
 
-def pace_of(messages: Sequence[BaseMessage]) -> Optional[int]:
+def pace_of(messages: Sequence[BaseMessage]) -> int | None:
     """The `pace_ms=N` of the first human message (ms between streamed fragments), if any."""
     for message in messages:
         if isinstance(message, HumanMessage):
@@ -324,7 +324,7 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
     return Turn("Done.")
 
 
-def turn_chunks(turn: Turn, *, message_id: Optional[str] = None, tool_call_id: Optional[str] = None) -> list[AIMessageChunk]:
+def turn_chunks(turn: Turn, *, message_id: str | None = None, tool_call_id: str | None = None) -> list[AIMessageChunk]:
     """The turn as a provider would stream it. The last chunk carries chunk_position='last'."""
     message_id = message_id or new_id("msg")
     chunks: list[AIMessageChunk] = [AIMessageChunk(content=piece, id=message_id) for piece in fragment(turn.text)]
@@ -360,7 +360,7 @@ class ScriptedInspectionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "sitewalk-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedInspectionModel":
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedInspectionModel:
         # The script knows its tools; accept and ignore the schemas.
         return self
 
@@ -370,8 +370,8 @@ class ScriptedInspectionModel(BaseChatModel):
     def _generate(
         self,
         messages: list[BaseMessage],
-        stop: Optional[list[str]] = None,
-        run_manager: Optional[CallbackManagerForLLMRun] = None,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
         chunks = self._chunks(messages)
@@ -383,8 +383,8 @@ class ScriptedInspectionModel(BaseChatModel):
     def _stream(
         self,
         messages: list[BaseMessage],
-        stop: Optional[list[str]] = None,
-        run_manager: Optional[CallbackManagerForLLMRun] = None,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in self._chunks(messages):
@@ -393,8 +393,8 @@ class ScriptedInspectionModel(BaseChatModel):
     async def _astream(
         self,
         messages: list[BaseMessage],
-        stop: Optional[list[str]] = None,
-        run_manager: Optional[AsyncCallbackManagerForLLMRun] = None,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
         fragment_delay: float = 0.0,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:

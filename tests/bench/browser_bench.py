@@ -9,8 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-import build  # noqa: E402
 from conftest_helpers import BOOT_TIMEOUT_MS  # noqa: E402
+
+import build  # noqa: E402
 
 # Run Python in the booted app's Pyodide; the result comes back as a string (or null).
 RUN_PY = ("async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code);"

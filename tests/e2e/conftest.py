@@ -56,7 +56,7 @@ class AppPage:
         if origin(request.url) not in self.allowed:
             self.foreign_requests.append(request.url)
 
-    def open(self, server_url: str | None = None, wait_ready: bool = True) -> "AppPage":
+    def open(self, server_url: str | None = None, wait_ready: bool = True) -> AppPage:
         self.page.goto(build.app_url(self.site_url, server_url or self.server_url))
         if wait_ready:
             self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)

@@ -13,9 +13,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 
 def test_boots_under_a_sub_path(page, agent_server):

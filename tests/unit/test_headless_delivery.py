@@ -6,13 +6,13 @@ import asyncio
 import dataclasses
 import json
 
+from test_session_live import RecordingView
+
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.headless.delivery import AnswerBook, client_mismatch, mismatch_of, server_mismatches
 from sitewalk.session import InspectionSession
-
-from test_session_live import RecordingView
 
 # The same tool as an older build of the client knew it: another description, so another digest.
 OLD_READ = dataclasses.replace(READ_LOCAL_DRAFT, description="Read the draft (v0).")

@@ -4,7 +4,13 @@ import json
 import pytest
 
 from sitewalk.contracts.tools import ReadLocalDraftResult
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, ToolFailed, draft_key, headless_tool_call, read_local_draft
+from sitewalk.headless import (
+    HeadlessToolRegistry,
+    MemoryStore,
+    draft_key,
+    headless_tool_call,
+    read_local_draft,
+)
 
 
 def run(coro):

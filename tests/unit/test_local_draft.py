@@ -6,7 +6,14 @@ import json
 import pytest
 
 from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, StorageError, draft_key, read_local_draft, save_local_draft
+from sitewalk.headless import (
+    HeadlessToolRegistry,
+    MemoryStore,
+    StorageError,
+    draft_key,
+    read_local_draft,
+    save_local_draft,
+)
 from sitewalk.headless.local_draft import DictLegacyStore
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust", "bolt"],

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import uuid
 
+from test_session_live import drive_session
+
 from sitewalk.agentserver.client import StreamPart
 from sitewalk.agentserver.errors import ServerUnreachable
 from sitewalk.agentserver.rejoin import EventDeduper
 from sitewalk.agentserver.transport import HttpxTransport
 from sitewalk.headless import draft_key
-
-from test_session_live import drive_session
 
 IDS = ["1796243079850-0", "1796243079851-0", "1796243079851-0", "1796243079852-0", "1796243079852-0",
        "1796243079852-0", "1796243079853-0"]

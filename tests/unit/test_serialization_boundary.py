@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
+from test_session_live import RecordingView
+
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT, ReadLocalDraftResult, local_only_fields, outbound
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.headless.delivery import AuditLog
 from sitewalk.session import InspectionSession
-
-from test_session_live import RecordingView
 
 SECRET = "Owner mentioned a dispute with the neighbour; do not share."
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitewalk.agentserver.sse import SSEDecoder, ServerSentEvent
+from sitewalk.agentserver.sse import ServerSentEvent, SSEDecoder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDED = sorted(p.name for p in FIXTURES.glob("*.sse"))

@@ -4,7 +4,7 @@ import pytest
 
 from sitewalk.contracts.catalog import ACCEPTS_CHILDREN, CATALOG, ActionName, catalog_json_schema
 from sitewalk.ui import render_spec, validate_spec
-from sitewalk.ui.render import REGISTRY, _TEMPLATES
+from sitewalk.ui.render import _TEMPLATES, REGISTRY
 
 SCREEN = {
     "root": "screen",

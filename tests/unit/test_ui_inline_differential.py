@@ -9,7 +9,6 @@ import pytest
 from json_render_peer import json_render_verdicts
 from test_ui_inline_spec import split_in_pieces
 
-
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "inline").glob("*.txt"))
 
 # file -> why the split differs on purpose

@@ -1,7 +1,6 @@
 """Differential test of JSON-patch line streams: our PatchStream vs @json-render/core's
 compileSpecStream, from the same empty spec. Same final document, except where listed."""
 
-import json
 from pathlib import Path
 
 import pytest

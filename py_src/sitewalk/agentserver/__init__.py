@@ -12,7 +12,7 @@ from .errors import (
     UnprocessableEntity,
     error_for_status,
 )
-from .sse import SSEDecoder, ServerSentEvent
+from .sse import ServerSentEvent, SSEDecoder
 from .transport import HttpxTransport, Transport, default_transport
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import AsyncIterator
-from typing import Any, Optional
+from typing import Any
 
 from .errors import ServerUnreachable, error_for_status
 from .transport import parse_body
@@ -25,7 +25,7 @@ class BrowserTransport:
         self._controllers: list[Any] = []  # JsProxy is unhashable: no set
 
     @staticmethod
-    def _init(method: str, json: Any, headers: Optional[dict[str, str]], accept: str, signal: Any = None) -> Any:
+    def _init(method: str, json: Any, headers: dict[str, str] | None, accept: str, signal: Any = None) -> Any:
         from js import Object
         from pyodide.ffi import to_js
 
@@ -51,7 +51,7 @@ class BrowserTransport:
             raise ServerUnreachable(url, str(exc)) from exc
 
     async def request(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         from pyodide.ffi import JsException
 
@@ -63,7 +63,7 @@ class BrowserTransport:
         return int(response.status), parse_body(str(text))
 
     async def stream(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         import js
         from pyodide.ffi import JsException, to_js

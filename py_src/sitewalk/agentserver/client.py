@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import quote
 
 from .errors import StreamError, error_for_status
@@ -36,7 +36,7 @@ class StreamPart:
     """`metadata`, `values`, `updates`, `messages`, ..., with `|<namespace>` for subgraph events."""
     data: Any
     """The event's JSON payload, parsed."""
-    id: Optional[str] = None
+    id: str | None = None
     """The SSE id (only with resumable streams; not unique on the in-memory server)."""
 
 
@@ -49,7 +49,7 @@ def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Http:
-    def __init__(self, base_url: str, transport: Transport, headers: Optional[dict[str, str]]) -> None:
+    def __init__(self, base_url: str, transport: Transport, headers: dict[str, str] | None) -> None:
         self.base_url = base_url.rstrip("/")
         self.transport = transport
         self.headers = dict(headers or {})
@@ -62,7 +62,7 @@ class _Http:
         return body
 
     async def sse(
-        self, method: str, path: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[StreamPart]:
         url = self.base_url + path
         decoder = SSEDecoder()
@@ -87,14 +87,14 @@ class ThreadsClient:
     def __init__(self, http: _Http) -> None:
         self._http = http
 
-    async def create(self, metadata: Optional[dict[str, Any]] = None, thread_id: Optional[str] = None) -> dict[str, Any]:
+    async def create(self, metadata: dict[str, Any] | None = None, thread_id: str | None = None) -> dict[str, Any]:
         """POST /threads. Returns the thread ({thread_id, status, metadata, ...})."""
         return await self._http.call("POST", "/threads", _drop_none({"metadata": metadata or {}, "thread_id": thread_id}))
 
     async def get(self, thread_id: str) -> dict[str, Any]:
         return await self._http.call("GET", f"/threads/{_p(thread_id)}")
 
-    async def get_state(self, thread_id: str, checkpoint_id: Optional[str] = None) -> dict[str, Any]:
+    async def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
         """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...})."""
         path = f"/threads/{_p(thread_id)}/state"
         if checkpoint_id:
@@ -102,7 +102,7 @@ class ThreadsClient:
         return await self._http.call("GET", path)
 
     async def get_history(
-        self, thread_id: str, limit: int = 10, before: Optional[str] = None
+        self, thread_id: str, limit: int = 10, before: str | None = None
     ) -> list[dict[str, Any]]:
         """One page of checkpoints, newest first; `before` is a checkpoint id (exclusive)."""
         body: dict[str, Any] = {"limit": limit}
@@ -113,7 +113,7 @@ class ThreadsClient:
 
     async def iter_history(self, thread_id: str, page_size: int = 10) -> AsyncIterator[list[dict[str, Any]]]:
         """Every checkpoint of the thread, newest first, one page (list) at a time."""
-        before: Optional[str] = None
+        before: str | None = None
         seen: set[str] = set()
         while True:
             page = await self.get_history(thread_id, limit=page_size, before=before)
@@ -130,8 +130,8 @@ class ThreadsClient:
         self,
         thread_id: str,
         values: Any,
-        as_node: Optional[str] = None,
-        checkpoint_id: Optional[str] = None,
+        as_node: str | None = None,
+        checkpoint_id: str | None = None,
     ) -> dict[str, Any]:
         """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}."""
         body: dict[str, Any] = {"values": values}
@@ -152,15 +152,15 @@ class RunsClient:
         assistant_id: str,
         *,
         input: Any = None,
-        command: Optional[dict[str, Any]] = None,
+        command: dict[str, Any] | None = None,
         stream_mode: Sequence[str] | str = DEFAULT_STREAM_MODE,
-        checkpoint_id: Optional[str] = None,
+        checkpoint_id: str | None = None,
         stream_subgraphs: bool = False,
-        metadata: Optional[dict[str, Any]] = None,
-        multitask_strategy: Optional[str] = None,
+        metadata: dict[str, Any] | None = None,
+        multitask_strategy: str | None = None,
         stream_resumable: bool = False,
-        on_disconnect: Optional[str] = None,
-        config: Optional[dict[str, Any]] = None,
+        on_disconnect: str | None = None,
+        config: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamPart]:
         """POST /threads/{id}/runs/stream: the run's events as they happen.
 
@@ -192,7 +192,7 @@ class RunsClient:
             body["config"] = config
         return self._http.sse("POST", f"/threads/{_p(thread_id)}/runs/stream", body)
 
-    def join_stream(self, thread_id: str, run_id: str, last_event_id: Optional[str] = None) -> AsyncIterator[StreamPart]:
+    def join_stream(self, thread_id: str, run_id: str, last_event_id: str | None = None) -> AsyncIterator[StreamPart]:
         """Rejoin a (resumable) run's stream, from after `last_event_id` when given."""
         headers = {"Last-Event-ID": last_event_id} if last_event_id else None
         return self._http.sse("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/stream", headers=headers)
@@ -200,7 +200,7 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
         return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}")
 
-    async def list(self, thread_id: str, status: Optional[str] = None, limit: int = 10) -> list[dict[str, Any]]:
+    async def list(self, thread_id: str, status: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
         """GET /threads/{id}/runs, newest first; `status` e.g. "running" or "pending"."""
         query = f"?limit={int(limit)}" + (f"&status={_p(status)}" if status else "")
         return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}")
@@ -216,7 +216,7 @@ class AssistantsClient:
         self._http = http
 
     async def search(
-        self, graph_id: Optional[str] = None, metadata: Optional[dict[str, Any]] = None, limit: int = 10, offset: int = 0
+        self, graph_id: str | None = None, metadata: dict[str, Any] | None = None, limit: int = 10, offset: int = 0
     ) -> list[dict[str, Any]]:
         body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
         return await self._http.call("POST", "/assistants/search", body)
@@ -229,7 +229,7 @@ class AgentServerClient:
     """Entry point: `.threads`, `.runs`, `.assistants`, plus the helpers Sitewalk uses most."""
 
     def __init__(
-        self, base_url: str, transport: Optional[Transport] = None, headers: Optional[dict[str, str]] = None
+        self, base_url: str, transport: Transport | None = None, headers: dict[str, str] | None = None
     ) -> None:
         self._http = _Http(base_url, transport or default_transport(), headers)
         self.threads = ThreadsClient(self._http)
@@ -255,7 +255,7 @@ class AgentServerClient:
         return self.runs.stream(thread_id, assistant_id, command={"resume": answers}, **kwargs)
 
     async def fork(
-        self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: Optional[str] = None
+        self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: str | None = None
     ) -> dict[str, Any]:
         """Branch from a checkpoint: write `values` there (as `as_node`), return the new checkpoint.
 
@@ -268,7 +268,7 @@ class AgentServerClient:
     async def aclose(self) -> None:
         await self._http.transport.aclose()
 
-    async def __aenter__(self) -> "AgentServerClient":
+    async def __aenter__(self) -> AgentServerClient:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 __all__ = [
     "AgentServerError",
@@ -65,8 +65,8 @@ class StreamError(AgentServerError):
     def __init__(self, data: Any) -> None:
         self.data = data
         if isinstance(data, dict):
-            self.error: Optional[str] = data.get("error")
-            self.message: Optional[str] = data.get("message")
+            self.error: str | None = data.get("error")
+            self.message: str | None = data.get("message")
         else:
             self.error, self.message = None, None if data is None else str(data)
         text = ": ".join(str(p) for p in (self.error, self.message) if p) or str(data)

@@ -13,7 +13,8 @@ carrying the newest id are told apart by their payload.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Awaitable, Callable, Optional
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from .client import AgentServerClient, StreamPart
 from .errors import ServerUnreachable
@@ -27,9 +28,9 @@ class EventDeduper:
     """Tell the events of a rejoined stream that were passed on already from new ones."""
 
     def __init__(self) -> None:
-        self.rejoin_from: Optional[str] = None  # the id before the newest one: the Last-Event-ID to send
-        self._newest: Optional[tuple[int, ...]] = None
-        self._newest_id: Optional[str] = None
+        self.rejoin_from: str | None = None  # the id before the newest one: the Last-Event-ID to send
+        self._newest: tuple[int, ...] | None = None
+        self._newest_id: str | None = None
         self._with_newest: list[tuple[str, Any]] = []  # (event, data) of the events with the newest id
 
     def fresh(self, part: StreamPart) -> bool:
@@ -49,7 +50,7 @@ class EventDeduper:
         return True
 
 
-def _order(event_id: Optional[str]) -> Optional[tuple[int, ...]]:
+def _order(event_id: str | None) -> tuple[int, ...] | None:
     if not event_id:
         return None
     try:
@@ -64,8 +65,8 @@ async def stream_with_rejoin(
     assistant_id: str,
     *,
     wait: Callable[[int], Awaitable[None]],
-    on_drop: Optional[Callable[[int], None]] = None,
-    run_id: Optional[str] = None,
+    on_drop: Callable[[int], None] | None = None,
+    run_id: str | None = None,
     **run_kwargs: Any,
 ) -> AsyncIterator[StreamPart]:
     """`client.runs.stream(...)`, rejoined after each drop (`wait(attempt)` first, e.g. for the network).

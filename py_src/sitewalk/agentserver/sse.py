@@ -14,7 +14,6 @@ a value (only one).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 __all__ = ["SSEDecoder", "ServerSentEvent"]
 
@@ -25,21 +24,21 @@ class ServerSentEvent:
     """The `event:` field; "message" when the server sent none."""
     data: str
     """The `data:` lines joined with "\\n" (not parsed)."""
-    id: Optional[str] = None
+    id: str | None = None
     """The last event id seen so far in the stream (ids persist across events, per the spec)."""
-    retry: Optional[int] = None
+    retry: int | None = None
     """A `retry:` reconnection time in ms, if this event carried one."""
 
 
 class SSEDecoder:
-    def __init__(self, *, last_event_id: Optional[str] = None) -> None:
+    def __init__(self, *, last_event_id: str | None = None) -> None:
         self._tail: list[str] = []  # pieces of the current unfinished line
         self._skip_lf = False  # the previous chunk ended in CR: an LF first in the next is its pair
         self._at_start = True
         self._event = ""
         self._data: list[str] = []
         self._has_fields = False
-        self._retry: Optional[int] = None
+        self._retry: int | None = None
         self.last_event_id = last_event_id
         self.comments = 0
         """How many comment lines (e.g. heartbeats) were seen."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json as _json
 import sys
 from collections.abc import AsyncIterator
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import ServerUnreachable, error_for_status
 
@@ -20,7 +20,7 @@ __all__ = ["HttpxTransport", "Transport", "default_transport", "parse_body"]
 @runtime_checkable
 class Transport(Protocol):
     async def request(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         """Send one request; return the status and the parsed JSON body (None when empty).
 
@@ -29,7 +29,7 @@ class Transport(Protocol):
         ...
 
     def stream(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         """Stream the response body as decoded text chunks, cut anywhere.
 
@@ -70,7 +70,7 @@ class HttpxTransport:
         return self._client
 
     @staticmethod
-    def _headers(json: Any, headers: Optional[dict[str, str]]) -> dict[str, str]:
+    def _headers(json: Any, headers: dict[str, str] | None) -> dict[str, str]:
         out = {"Accept": "application/json"}
         if json is not None:
             out["Content-Type"] = "application/json"
@@ -78,7 +78,7 @@ class HttpxTransport:
         return out
 
     async def request(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         import httpx
 
@@ -90,7 +90,7 @@ class HttpxTransport:
         return response.status_code, parse_body(response.text)
 
     async def stream(
-        self, method: str, url: str, json: Any = None, headers: Optional[dict[str, str]] = None
+        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         import httpx
 

@@ -205,7 +205,7 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
     async def locate(args: Any) -> dict[str, Any]:
         return await bridge.geolocate(args.timeout_ms, args.high_accuracy)
 
-    async def pick_photo(purpose: str) -> Optional[dict[str, Any]]:
+    async def pick_photo(purpose: str) -> dict[str, Any] | None:
         allowed, file = await dialog.ask(
             tool="attach_photo", title="Attach a photo?", purpose=purpose,
             note="The photo stays on this device: only its name, size, type and SHA-256 fingerprint are sent.",

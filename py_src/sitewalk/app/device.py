@@ -7,7 +7,7 @@ and reused. The purpose comes from the agent and is shown as text, never as HTML
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any
 
 from .. import bridge
 
@@ -33,7 +33,7 @@ _MARKUP = """
 class RequestDialog:
     def __init__(self) -> None:
         self._node: Any = None
-        self._answer: Optional[asyncio.Future[bool]] = None
+        self._answer: asyncio.Future[bool] | None = None
         self._lock = asyncio.Lock()
 
     def _build(self) -> Any:

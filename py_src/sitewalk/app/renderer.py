@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
@@ -26,14 +27,14 @@ __all__ = ["KeyedRenderer"]
 
 class KeyedRenderer:
     def __init__(self, container_id: str = "sw-screen",
-                 on_action: Optional[Callable[[str, str, str], Any]] = None) -> None:
+                 on_action: Callable[[str, str, str], Any] | None = None) -> None:
         self.container_id = container_id
         self.on_action = on_action
-        self.shown: Optional[dict[str, Any]] = None  # the spec the DOM shows
-        self._reach: Optional[tuple[list[str], dict[str, list[str]]]] = None  # its walk (see plan_update)
+        self.shown: dict[str, Any] | None = None  # the spec the DOM shows
+        self._reach: tuple[list[str], dict[str, list[str]]] | None = None  # its walk (see plan_update)
         self.passes = 0  # DOM passes done (one per animation frame at most)
         self._nodes: dict[str, Any] = {}
-        self._pending: Optional[dict[str, Any]] = None
+        self._pending: dict[str, Any] | None = None
         self._frame_requested = False
         self._listener: Any = None
         self._template = js.document.createElement("template")

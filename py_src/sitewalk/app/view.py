@@ -7,7 +7,8 @@ ConfirmButtons reach `on_action` (the session sets it) through one delegated lis
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from .. import bridge
 from ..timeline import Checkpoint
@@ -18,7 +19,7 @@ from .renderer import KeyedRenderer
 
 class DomView:
     def __init__(self) -> None:
-        self.on_action: Optional[Callable[[str, str, str], Any]] = None
+        self.on_action: Callable[[str, str, str], Any] | None = None
         self.renderer = KeyedRenderer("sw-screen", on_action=self._action)
         self.renderer.attach()
 

@@ -7,7 +7,7 @@ so the browser can tell which spec is current.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,8 +31,8 @@ class Element(BaseModel):
 
 class SpecIdentity(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    message_id: Optional[str] = None
-    tool_call_id: Optional[str] = None
+    message_id: str | None = None
+    tool_call_id: str | None = None
     revision: int = 0
 
 

@@ -10,21 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 PROTOCOL_VERSION = "sitewalk.headless/1"
 
-def local_only(summary: Optional[str] = None) -> dict[str, Any]:
+def local_only(summary: str | None = None) -> dict[str, Any]:
     """`json_schema_extra` for a result field that never leaves the device. `summary` names a bool
     field of the same model that is sent instead (whether the local field has a value)."""
     return {"local_only": True, **({"local_summary": summary} if summary else {})}
 
 
-def local_only_fields(model: type[BaseModel]) -> dict[str, Optional[str]]:
+def local_only_fields(model: type[BaseModel]) -> dict[str, str | None]:
     """A result model's local-only fields -> the bool field that summarises each (or None)."""
-    found: dict[str, Optional[str]] = {}
+    found: dict[str, str | None] = {}
     for name, field in model.model_fields.items():
         extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
         if extra.get("local_only"):
@@ -64,7 +64,7 @@ class DraftFields(BaseModel):
 class ReadLocalDraftResult(DraftFields):
     """An inspector's draft as kept on the device."""
 
-    updated_at: Optional[str] = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
+    updated_at: str | None = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
     notes: str = Field(default="", max_length=4000, json_schema_extra=local_only(summary="has_notes"),
                        description="The inspector's private notes. Local-only: never sent (see has_notes).")
     has_notes: bool = Field(default=False, description="Whether the draft has private notes (kept on the device).")

@@ -1,8 +1,15 @@
 """Client-side implementations of the agent's headless tools."""
 
+from .local_draft import (
+                          AsyncKeyValueStore,
+                          KeyValueStore,
+                          MemoryStore,
+                          StorageError,
+                          draft_key,
+                          read_local_draft,
+                          save_local_draft,
+)
 from .registry import HeadlessToolRegistry, ToolFailed, headless_tool_call
-from .local_draft import (AsyncKeyValueStore, KeyValueStore, MemoryStore, StorageError, draft_key, read_local_draft,
-                          save_local_draft)
 
 __all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "MemoryStore", "StorageError", "ToolFailed",
            "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft"]

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Optional
+from datetime import UTC
+from typing import Any
 
 from ..contracts.envelope import ErrorCode, error_result
 from ..contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
@@ -41,7 +42,7 @@ class ContractMismatch:
 
 
 def client_mismatch(interrupt_value: Any, contracts: dict[str, ToolContract] = TOOL_CONTRACTS,
-                    implemented: Optional[set[str]] = None) -> Optional[dict[str, Any]]:
+                    implemented: set[str] | None = None) -> dict[str, Any] | None:
     """The `contract_mismatch` envelope to answer instead of running the tool, or None when they agree.
 
     Only tools this client implements are checked (a missing one is `not_implemented`, the
@@ -70,7 +71,7 @@ def client_mismatch(interrupt_value: Any, contracts: dict[str, ToolContract] = T
         server_protocol=server_protocol, client_protocol=PROTOCOL_VERSION, found_by="client")
 
 
-def mismatch_of(envelope: Any, found_by: str = "client") -> Optional[ContractMismatch]:
+def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | None:
     """The mismatch an envelope reports, or None when it is not a contract_mismatch failure."""
     if not isinstance(envelope, dict) or envelope.get("ok") is not False:
         return None
@@ -120,7 +121,7 @@ class AnswerBook:
     def key(self, thread_id: str, tool_call_id: str) -> str:
         return f"{self.PREFIX}{thread_id}:{tool_call_id}"
 
-    async def get(self, thread_id: str, tool_call_id: str) -> Optional[dict[str, Any]]:
+    async def get(self, thread_id: str, tool_call_id: str) -> dict[str, Any] | None:
         text = await self.store.get(self.key(thread_id, tool_call_id))
         if not text:
             return None
@@ -130,7 +131,7 @@ class AnswerBook:
             return None  # unreadable: treated as not answered (the server's state still decides)
         return record if isinstance(record, dict) and isinstance(record.get("envelope"), dict) else None
 
-    async def record(self, thread_id: str, interrupt_id: Optional[str], envelope: dict[str, Any]) -> None:
+    async def record(self, thread_id: str, interrupt_id: str | None, envelope: dict[str, Any]) -> None:
         await self._put(thread_id, {"interrupt_id": interrupt_id, "envelope": envelope, "delivered": False})
 
     async def delivered(self, thread_id: str, tool_call_id: str) -> None:
@@ -153,7 +154,7 @@ class AuditLog:
 
     PREFIX = "sitewalk:audit:"
 
-    def __init__(self, store: AsyncKeyValueStore, clock: Optional[Any] = None):
+    def __init__(self, store: AsyncKeyValueStore, clock: Any | None = None):
         self.store = store
         self._clock = clock or _utc_now
 
@@ -173,7 +174,7 @@ class AuditLog:
         await self.store.set(self.key(thread_id, str(entry["tool_call_id"] or "")), json.dumps(entry))
         return entry
 
-    async def get(self, thread_id: str, tool_call_id: str) -> Optional[dict[str, Any]]:
+    async def get(self, thread_id: str, tool_call_id: str) -> dict[str, Any] | None:
         text = await self.store.get(self.key(thread_id, tool_call_id))
         try:
             return json.loads(text) if text else None
@@ -182,6 +183,6 @@ class AuditLog:
 
 
 def _utc_now() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

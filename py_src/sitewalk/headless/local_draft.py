@@ -9,8 +9,9 @@ reads as corrupt, naming its key).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
-from typing import Any, Callable, Optional, Protocol
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -27,24 +28,24 @@ class StorageError(OSError):
 
 
 class AsyncKeyValueStore(Protocol):
-    async def get(self, key: str) -> Optional[str]: ...
+    async def get(self, key: str) -> str | None: ...
     async def set(self, key: str, value: str) -> None: ...
 
 
 class KeyValueStore(Protocol):
     """A synchronous store (localStorage): only read for the one-time migration of old drafts."""
 
-    def get(self, key: str) -> Optional[str]: ...
+    def get(self, key: str) -> str | None: ...
     def remove(self, key: str) -> None: ...
 
 
 class MemoryStore:
     """An `AsyncKeyValueStore` over a dict (tests, and a fallback when IndexedDB is missing)."""
 
-    def __init__(self, data: Optional[dict[str, str]] = None):
+    def __init__(self, data: dict[str, str] | None = None):
         self.data: dict[str, str] = dict(data or {})
 
-    async def get(self, key: str) -> Optional[str]:
+    async def get(self, key: str) -> str | None:
         return self.data.get(key)
 
     async def set(self, key: str, value: str) -> None:
@@ -54,10 +55,10 @@ class MemoryStore:
 class DictLegacyStore:
     """A `KeyValueStore` over a dict (tests)."""
 
-    def __init__(self, data: Optional[dict[str, str]] = None):
+    def __init__(self, data: dict[str, str] | None = None):
         self.data: dict[str, str] = dict(data or {})
 
-    def get(self, key: str) -> Optional[str]:
+    def get(self, key: str) -> str | None:
         return self.data.get(key)
 
     def remove(self, key: str) -> None:
@@ -69,10 +70,10 @@ def draft_key(inspection_id: str) -> str:
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-async def _load(store: AsyncKeyValueStore, key: str, legacy: Optional[KeyValueStore]) -> Optional[str]:
+async def _load(store: AsyncKeyValueStore, key: str, legacy: KeyValueStore | None) -> str | None:
     try:
         text = await store.get(key)
         if text is None and legacy is not None:
@@ -85,7 +86,7 @@ async def _load(store: AsyncKeyValueStore, key: str, legacy: Optional[KeyValueSt
     return text
 
 
-def read_local_draft(store: AsyncKeyValueStore, legacy: Optional[KeyValueStore] = None):
+def read_local_draft(store: AsyncKeyValueStore, legacy: KeyValueStore | None = None):
     """Build the implementation bound to a store (IndexedDB in the browser, `MemoryStore` in tests)."""
 
     async def implementation(args: ReadLocalDraftArgs) -> ReadLocalDraftResult:

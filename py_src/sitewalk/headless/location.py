@@ -8,8 +8,9 @@ If the inspector declines, `locate` is never called, so the browser never prompt
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import GetCurrentLocationArgs
@@ -41,7 +42,7 @@ Locate = Callable[[GetCurrentLocationArgs], Awaitable[Mapping[str, Any]]]
 
 
 def iso_from_epoch_ms(ms: float) -> str:
-    moment = datetime.fromtimestamp(float(ms) / 1000.0, tz=timezone.utc)
+    moment = datetime.fromtimestamp(float(ms) / 1000.0, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

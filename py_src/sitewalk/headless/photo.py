@@ -10,7 +10,8 @@ it is read (`sha256` None) rather than taking a phone's memory.
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Mapping, Optional
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import AttachPhotoArgs, AttachPhotoResult
@@ -20,7 +21,7 @@ __all__ = ["MAX_PHOTO_BYTES", "attach_photo"]
 
 MAX_PHOTO_BYTES = 25 * 1024 * 1024  # a phone camera's photo is well under this
 
-Pick = Callable[[str], Awaitable[Optional[Mapping[str, Any]]]]
+Pick = Callable[[str], Awaitable[Mapping[str, Any] | None]]
 
 
 def attach_photo(pick: Pick):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable, Optional
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,7 +35,7 @@ class ToolFailed(Exception):
         self.detail = detail
 
 
-def headless_tool_call(interrupt_value: Any) -> Optional[dict[str, Any]]:
+def headless_tool_call(interrupt_value: Any) -> dict[str, Any] | None:
     """The tool call carried by an interrupt value, or None when it is not a headless tool call."""
     if not isinstance(interrupt_value, dict) or interrupt_value.get("type") != "tool":
         return None
@@ -51,7 +52,7 @@ class HeadlessToolRegistry:
         self._timeouts: dict[str, float] = {}
         self.timeout_s = timeout_s
 
-    def register(self, name: str, implementation: ToolImplementation, timeout_s: Optional[float] = None) -> None:
+    def register(self, name: str, implementation: ToolImplementation, timeout_s: float | None = None) -> None:
         """Register an implementation; `timeout_s` overrides the registry's default for this tool
         (e.g. a tool that waits for the inspector's answer needs longer)."""
         if name not in self._contracts:
@@ -97,13 +98,13 @@ class HeadlessToolRegistry:
             raw = await asyncio.wait_for(impl(args), timeout_s)
         except ToolFailed as exc:
             return error_result(name, call_id, exc.code, exc.message, **exc.detail)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return error_result(name, call_id, ErrorCode.timeout, f"{name} did not finish in {timeout_s:g} s")
         except Exception as exc:  # an implementation bug still gets an answer to the agent
             return error_result(name, call_id, ErrorCode.internal, f"{type(exc).__name__}: {exc}"[:500])
         return _checked_result(contract, call_id, raw)
 
-    async def answer(self, interrupt_value: Any) -> Optional[dict[str, Any]]:
+    async def answer(self, interrupt_value: Any) -> dict[str, Any] | None:
         """The resume value for a headless-tool interrupt ({tool_call_id: envelope}), or None if not one."""
         call = headless_tool_call(interrupt_value)
         if call is None:

@@ -8,7 +8,7 @@ to re-render when the spec changes; shallow templates with child slots for app/r
 __main__ (`python -m sitewalk.ui check|render|schema`). Import the streaming ones directly.
 """
 
-from .validate import Issue, validate_spec
 from .render import render_spec
+from .validate import Issue, validate_spec
 
 __all__ = ["Issue", "render_spec", "validate_spec"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..contracts.catalog import catalog_json_schema
 from .render import render_spec
@@ -31,7 +32,7 @@ def _without_identity(spec: Any) -> Any:
     return spec
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sitewalk.ui", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("check", "print the issues, one JSON object a line"),

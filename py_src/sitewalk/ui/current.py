@@ -8,8 +8,9 @@ copy of an older message must not take the screen back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ..contracts.spec import INLINE_SPEC, RENDER_UI_TOOL
 
@@ -31,7 +32,7 @@ class SpecCandidate:
     tool_name: str
     tool_call_id: str
     revision: int = 0
-    message_id: Optional[str] = None
+    message_id: str | None = None
 
     def identity(self) -> dict[str, Any]:
         return {"message_id": self.message_id, "tool_call_id": self.tool_call_id, "revision": self.revision}
@@ -42,7 +43,7 @@ class CurrentSpec:
 
     def __init__(self, tool_names: Iterable[str] = SPEC_SOURCES) -> None:
         self.tool_names = frozenset(tool_names)
-        self.current: Optional[SpecCandidate] = None
+        self.current: SpecCandidate | None = None
         self._position: dict[str, tuple[int, int]] = {}  # call id -> where it was first seen
 
     def offer(self, candidate: SpecCandidate) -> bool:
@@ -67,7 +68,7 @@ class CurrentSpec:
 
 
 def pick_current(candidates: Iterable[SpecCandidate],
-                 tool_names: Iterable[str] = SPEC_SOURCES) -> Optional[SpecCandidate]:
+                 tool_names: Iterable[str] = SPEC_SOURCES) -> SpecCandidate | None:
     """The current spec among all candidates, whatever order they arrived in."""
     tracker = CurrentSpec(tool_names)
     for candidate in candidates:

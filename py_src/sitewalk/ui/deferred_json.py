@@ -14,7 +14,7 @@ Each character is skimmed once.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["DeferredContainer"]
 
@@ -43,7 +43,7 @@ class DeferredContainer:
         self.sub: Any = None  # a parser filling in the partial value, made when someone reads it
         self.fed = 0  # parts[:fed] were fed to sub
 
-    def add(self, text: str) -> tuple[Optional[int], int]:
+    def add(self, text: str) -> tuple[int | None, int]:
         """Skim stored and new text; (index just past the closing bracket in text or None, chars skimmed).
 
         Stored parts hold no closing bracket (the parser only stores such fragments), so the

@@ -18,7 +18,7 @@ the screen alone.
 from __future__ import annotations
 
 import copy
-from typing import Any, Optional
+from typing import Any
 
 from ..contracts.spec import inline_spec_call_id
 from .patch_stream import PatchStream, empty_spec
@@ -37,7 +37,7 @@ class InlineSplitter:
     def __init__(self) -> None:
         # The line being read: None (kind not decided yet), "prose", "patch", "fence?" (starts
         # with a backtick: held whole until its end) or "dropped" (a non-patch line in a fence).
-        self._line_kind: Optional[str] = None
+        self._line_kind: str | None = None
         self._held: list[str] = []  # leading blanks of an undecided line, or a whole "fence?" line
         self._in_fence = False
         self.patch_lines = 0
@@ -116,7 +116,7 @@ def split_inline(text: str) -> tuple[str, str]:
     return prose + splitter.close(), patch
 
 
-def apply_inline_spec(text: str, on_record: Optional[dict[str, Any]]) -> Optional[tuple[dict[str, Any], list[Issue]]]:
+def apply_inline_spec(text: str, on_record: dict[str, Any] | None) -> tuple[dict[str, Any], list[Issue]] | None:
     """The screen a message's patch lines make of the screen on record, and its issues.
 
     None when the message has no patch line. A skipped (bad) patch line is an issue: the spec

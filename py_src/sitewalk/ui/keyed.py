@@ -15,7 +15,7 @@ node in place; the others are slotted into a dirty parent. No `js` here: it runs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -56,7 +56,7 @@ class Plan:
         return not (self.dirty or self.removed or self.root_changed)
 
 
-def _reachable(spec: Optional[dict[str, Any]]) -> tuple[list[str], dict[str, list[str]]]:
+def _reachable(spec: dict[str, Any] | None) -> tuple[list[str], dict[str, list[str]]]:
     """Ids reachable from the root in post-order (children first), and each id's parents."""
     if not spec:
         return [], {}
@@ -86,8 +86,8 @@ def _same(a: Any, b: Any) -> bool:
             and list(a.get("children") or []) == list(b.get("children") or []))
 
 
-def plan_update(old: Optional[dict[str, Any]], new: Optional[dict[str, Any]],
-                old_reach: Optional[tuple[list[str], dict[str, list[str]]]] = None) -> Plan:
+def plan_update(old: dict[str, Any] | None, new: dict[str, Any] | None,
+                old_reach: tuple[list[str], dict[str, list[str]]] | None = None) -> Plan:
     """`old_reach`: the `reach` of the plan that put `old` on screen, so it is not walked again."""
     old_order, _ = old_reach if old_reach is not None else _reachable(old)
     new_order, parents = _reachable(new)

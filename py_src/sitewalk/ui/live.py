@@ -18,7 +18,8 @@ issue, and the rest of that stream is ignored (the server refuses the same spec)
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable
+from typing import Any
 
 from .current import CurrentSpec, SpecCandidate
 from .partial_json import PartialJsonError
@@ -34,12 +35,12 @@ class LiveScreen:
     def __init__(self) -> None:
         self.current = CurrentSpec()
         self.screen = ProgressiveScreen()
-        self._streams: dict[tuple[str, int], Union[SpecStream, PatchStream]] = {}
+        self._streams: dict[tuple[str, int], SpecStream | PatchStream] = {}
         self._failed: set[tuple[str, int]] = set()
-        self._behind: Optional[tuple[str, int]] = None  # the current stream has progress not yet shown
+        self._behind: tuple[str, int] | None = None  # the current stream has progress not yet shown
 
     @property
-    def shown(self) -> Optional[dict[str, Any]]:
+    def shown(self) -> dict[str, Any] | None:
         """What to render now. Worked out when read, not per fragment: the screen filter walks the
         whole spec, so reading it once per frame keeps a long stream's total work linear."""
         self._catch_up()
@@ -54,7 +55,7 @@ class LiveScreen:
         """More argument text of a render_ui call; True when `shown` may have changed."""
         return self._feed(candidate, text, SpecStream)
 
-    def patch_lines(self, candidate: SpecCandidate, text: str, base: Optional[dict[str, Any]] = None) -> bool:
+    def patch_lines(self, candidate: SpecCandidate, text: str, base: dict[str, Any] | None = None) -> bool:
         """More JSON-patch lines for a spec; True when `shown` may have changed.
 
         `base` is the document the stream's first line applies to (the screen on record; an
@@ -62,7 +63,7 @@ class LiveScreen:
         """
         return self._feed(candidate, text, lambda: PatchStream(copy.deepcopy(base) if base is not None else None))
 
-    def complete(self, candidate: SpecCandidate, spec: Optional[dict[str, Any]] = None) -> list[Issue]:
+    def complete(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None) -> list[Issue]:
         """The call's spec is final (given, or what its stream built): validate and show or keep."""
         key = (candidate.tool_call_id, candidate.revision)
         stream = self._streams.pop(key, None)
@@ -90,7 +91,7 @@ class LiveScreen:
         return self.current.is_current(candidate.tool_call_id, candidate.revision)
 
     def _feed(self, candidate: SpecCandidate, text: str,
-              new_stream: Callable[[], Union[SpecStream, PatchStream]]) -> bool:
+              new_stream: Callable[[], SpecStream | PatchStream]) -> bool:
         key = (candidate.tool_call_id, candidate.revision)
         if key in self._failed:
             return False
@@ -129,7 +130,7 @@ class LiveScreen:
             complete = stream.complete()
             self.screen.update(stream.spec, complete, complete)
 
-    def _final_of(self, stream: Union[SpecStream, PatchStream], key: tuple[str, int]) -> Optional[dict[str, Any]]:
+    def _final_of(self, stream: SpecStream | PatchStream, key: tuple[str, int]) -> dict[str, Any] | None:
         if isinstance(stream, PatchStream):
             stream.close()
             return stream.spec

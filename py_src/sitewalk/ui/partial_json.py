@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional, Union
+from typing import Any
 
 from .deferred_json import DeferredContainer
 
 __all__ = ["Path", "PartialJsonError", "PartialJsonParser"]
 
-Path = tuple[Union[str, int], ...]
+Path = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\r\n]*")
 # One complete token after optional whitespace. An atom needs its delimiter in view to be complete.
@@ -95,13 +95,13 @@ class _Frame:
         self.container = container
         self.path = path
         self.state = state
-        self.key: Optional[str] = None
+        self.key: str | None = None
 
 
 class PartialJsonParser:
     """Incremental parser of one JSON value (a tool call's arguments)."""
 
-    def __init__(self, defer_depth: Optional[int] = None) -> None:
+    def __init__(self, defer_depth: int | None = None) -> None:
         self.defer_depth = defer_depth  # containers at this path length or deeper are deferred
         self._value: Any = None
         self.started = False  # the top-level value has begun
@@ -112,9 +112,9 @@ class PartialJsonParser:
         self._tail = ""  # unfinished atom or a trailing backslash of a string
         self._in_string = False
         self._string_parts: list[str] = []
-        self._error: Optional[PartialJsonError] = None
+        self._error: PartialJsonError | None = None
         self._base = 0
-        self._deferred: Optional[DeferredContainer] = None
+        self._deferred: DeferredContainer | None = None
 
     # -- public --------------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class PartialJsonParser:
 
     # -- scanning ------------------------------------------------------------------------------
 
-    def _scan_tokens(self, text: str, base: int, completed: list) -> Optional[int]:
+    def _scan_tokens(self, text: str, base: int, completed: list) -> int | None:
         """Tokenize text; None once all of it is consumed, or the index after a deferred opener."""
         buf = self._tail + text if self._tail else text
         base -= len(self._tail)
@@ -252,7 +252,7 @@ class PartialJsonParser:
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
 
-    def _feed_deferred(self, text: str, base: int, completed: list) -> Optional[int]:
+    def _feed_deferred(self, text: str, base: int, completed: list) -> int | None:
         """Give text to the deferred container; the index after its closing bracket, or None."""
         deferred = self._deferred
         cut, skimmed = deferred.add(text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Optional
+from typing import Any
 
 import jsonpatch
 import jsonpointer
@@ -37,7 +37,7 @@ def empty_spec() -> dict[str, Any]:
 class PatchStream:
     """Feed text; read `spec` (the document), `issues`, `complete()`."""
 
-    def __init__(self, spec: Optional[dict[str, Any]] = None) -> None:
+    def __init__(self, spec: dict[str, Any] | None = None) -> None:
         self.spec: dict[str, Any] = spec if spec is not None else empty_spec()
         self.issues: list[Issue] = []
         self.applied = 0  # ops applied
@@ -45,7 +45,7 @@ class PatchStream:
         self.line_no = 0
         self._tail: list[str] = []
         self._tail_len = 0
-        self._touched: Optional[set[str]] = set()  # elements changed since take_touched() (None: maybe all)
+        self._touched: set[str] | None = set()  # elements changed since take_touched() (None: maybe all)
 
     def feed(self, text: str) -> list[Issue]:
         """Apply every complete line in `text`; return the issues of this fragment."""
@@ -87,7 +87,7 @@ class PatchStream:
         return {k: None for k, v in elements.items() if isinstance(v, dict) and isinstance(v.get("type"), str)
                 and isinstance(v.get("props", {}), dict)}
 
-    def take_touched(self) -> Optional[set[str]]:
+    def take_touched(self) -> set[str] | None:
         """The elements ops changed since the last call (None: an op replaced more than one element)."""
         touched, self._touched = self._touched, set()
         return touched
@@ -128,11 +128,11 @@ class PatchStream:
         elif self._touched is not None:
             self._touched.add(element)
 
-    def _issue(self, element: Optional[str], message: str, repair: str) -> Issue:
+    def _issue(self, element: str | None, message: str, repair: str) -> Issue:
         return Issue("invalid_patch", element, message, repair)
 
 
-def _element_of(path: str) -> Optional[str]:
+def _element_of(path: str) -> str | None:
     parts = path.split("/")
     if len(parts) >= 3 and parts[0] == "" and parts[1] == "elements":
         return parts[2].replace("~1", "/").replace("~0", "~")

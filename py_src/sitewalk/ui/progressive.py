@@ -9,8 +9,8 @@ final spec that fails validation leaves the last good screen and the issues.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Collection
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -52,7 +52,7 @@ class ElementChecks:
         self._seen[key] = (kind, props, ok)
         return ok
 
-    def forget(self, keys: Optional[Collection[str]]) -> None:
+    def forget(self, keys: Collection[str] | None) -> None:
         """Keys whose props may have changed in place (None: all of them)."""
         if keys is None:
             self._seen.clear()
@@ -62,7 +62,7 @@ class ElementChecks:
 
 
 def renderable(partial: Any, complete: Collection[str],
-               element_ok: Optional[Callable[[str, Any], bool]] = None) -> Optional[dict[str, Any]]:
+               element_ok: Callable[[str, Any], bool] | None = None) -> dict[str, Any] | None:
     """The renderable part of a partial spec, or None while its root cannot render."""
     check = element_ok or (lambda _key, element: _element_ok(element))
     if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
@@ -118,15 +118,15 @@ class ProgressiveScreen:
 
     def __init__(self, validate: Callable[[Any], list[Issue]] = validate_spec) -> None:
         self.validate = validate
-        self.shown: Optional[dict[str, Any]] = None
-        self.good: Optional[dict[str, Any]] = None
-        self.identity: Optional[dict[str, Any]] = None  # of the spec being shown or streamed
+        self.shown: dict[str, Any] | None = None
+        self.good: dict[str, Any] | None = None
+        self.identity: dict[str, Any] | None = None  # of the spec being shown or streamed
         self.issues: list[Issue] = []
         self.streaming = False
         self._switched = False  # the streaming spec has taken over the screen
         self._checks = ElementChecks()
 
-    def begin(self, identity: Optional[dict[str, Any]] = None) -> None:
+    def begin(self, identity: dict[str, Any] | None = None) -> None:
         self.identity = identity
         self.streaming = True
         self._switched = False
@@ -147,7 +147,7 @@ class ProgressiveScreen:
         self.shown = candidate
         return True
 
-    def forget(self, keys: Optional[Collection[str]]) -> None:
+    def forget(self, keys: Collection[str] | None) -> None:
         """Elements whose props changed in place since the last update (None: any of them)."""
         self._checks.forget(keys)
 

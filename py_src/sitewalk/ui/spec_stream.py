@@ -14,7 +14,7 @@ A syntax error inside one is raised when it closes, or by the feed after `spec` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from .partial_json import PartialJsonParser
 
@@ -39,7 +39,7 @@ class SpecStream:
 
     def __init__(self) -> None:
         self.parser = PartialJsonParser(defer_depth=3)
-        self.root: Optional[str] = None
+        self.root: str | None = None
         self.complete: dict[str, None] = {}  # insertion-ordered set
         self.settled: set[str] = set()
         self._typed: set[str] = set()

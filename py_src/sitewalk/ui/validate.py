@@ -8,7 +8,7 @@ cycle, orphan, too_deep, too_large, invalid_shape.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -22,7 +22,7 @@ _ELEMENT_KEYS = frozenset({"type", "props", "children"})
 @dataclass(frozen=True)
 class Issue:
     code: str
-    element: Optional[str]
+    element: str | None
     message: str
     repair: str
 
