@@ -46,6 +46,18 @@ def test_save_then_read_back():
     assert read["ok"] and read["result"] == {**DRAFT, "updated_at": "2026-12-02T10:00:00Z", "has_notes": False}
 
 
+def test_notes_saved_with_a_draft_stay_on_the_device_and_reading_it_back_sends_has_notes_only():
+    store = MemoryStore()
+    reg = make(store)
+    notes = "gate code 4471, ask for Jonas"
+    assert call(reg, "save_local_draft", {**DRAFT, "notes": notes})["ok"]
+    kept = json.loads(store.data[draft_key("inspection-42")])
+    assert kept["notes"] == notes and kept["has_notes"] is True
+    read = call(reg, "read_local_draft", {"inspection_id": "inspection-42"})
+    assert read["ok"] and read["result"]["has_notes"] is True
+    assert "notes" not in read["result"] and notes not in json.dumps(read)
+
+
 def test_save_replaces_the_earlier_draft():
     store = MemoryStore()
     reg = make(store)
@@ -112,4 +124,5 @@ def test_store_failure_is_unavailable():
 
 def test_save_local_draft_is_a_shared_contract():
     assert TOOL_CONTRACTS["save_local_draft"] is SAVE_LOCAL_DRAFT
-    assert set(SAVE_LOCAL_DRAFT.args.model_fields) == {"inspection_id", "site", "inspector", "findings", "risk"}
+    assert set(SAVE_LOCAL_DRAFT.args.model_fields) == {"inspection_id", "site", "inspector", "findings", "risk",
+                                                       "notes"}

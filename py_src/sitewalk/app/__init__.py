@@ -94,6 +94,7 @@ async def main(config: Any) -> None:
             "inspector": bridge.element("sw-draft-inspector").value,
             "findings": findings,
             "risk": bridge.element("sw-draft-risk").value,
+            "notes": bridge.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
         }
         # The same implementation, checks and envelope as when the agent calls save_local_draft.
         envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",

@@ -42,6 +42,7 @@ def outbound(result: BaseModel) -> dict[str, Any]:
     return payload
 
 
+NOTES_LIMIT = 4000  # characters of private notes a draft keeps
 INSPECTION_ID = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$", description="Inspection id, e.g. 'inspection-42'.")
 
 
@@ -65,7 +66,7 @@ class ReadLocalDraftResult(DraftFields):
     """An inspector's draft as kept on the device."""
 
     updated_at: str | None = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
-    notes: str = Field(default="", max_length=4000, json_schema_extra=local_only(summary="has_notes"),
+    notes: str = Field(default="", max_length=NOTES_LIMIT, json_schema_extra=local_only(summary="has_notes"),
                        description="The inspector's private notes. Local-only: never sent (see has_notes).")
     has_notes: bool = Field(default=False, description="Whether the draft has private notes (kept on the device).")
 
@@ -102,6 +103,10 @@ READ_LOCAL_DRAFT = ToolContract(
 
 class SaveLocalDraftArgs(DraftFields):
     """The draft to keep on the device (it replaces any earlier draft of the same inspection)."""
+
+    notes: str = Field(default="", max_length=NOTES_LIMIT,
+                       description="The inspector's private notes, kept with the draft on the device. Reading the "
+                                   "draft back never sends them (only has_notes).")
 
 
 class SaveLocalDraftResult(BaseModel):

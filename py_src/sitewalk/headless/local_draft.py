@@ -118,7 +118,7 @@ def save_local_draft(store: AsyncKeyValueStore, clock: Callable[[], str] = _utc_
 
     async def implementation(args: SaveLocalDraftArgs) -> SaveLocalDraftResult:
         key = draft_key(args.inspection_id)
-        record = ReadLocalDraftResult(**args.model_dump(), updated_at=clock())
+        record = ReadLocalDraftResult(**args.model_dump(), updated_at=clock(), has_notes=bool(args.notes))
         try:
             await store.set(key, record.model_dump_json())
         except StorageError as exc:
