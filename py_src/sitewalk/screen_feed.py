@@ -14,12 +14,12 @@ import asyncio
 import time
 from typing import Any
 
-from .contracts.spec import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
+from .spec.inline import InlineSplitter
+from .spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
+from .spec.validate import Issue
 from .streaming import CallState, MessageText, ToolCallProgress
 from .ui.current import SpecCandidate
-from .ui.inline_spec import InlineSplitter
 from .ui.live import LiveScreen
-from .ui.validate import Issue
 
 __all__ = ["PUSH_INTERVAL_S", "ScreenFeed"]
 

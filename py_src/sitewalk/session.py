@@ -18,9 +18,9 @@ from .contracts.envelope import ErrorCode, error_result
 from .headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from .headless.registry import HeadlessToolRegistry, headless_tool_call
 from .screen_feed import ScreenFeed
+from .spec.validate import Issue
 from .streaming import CallState, MessageText, RunAssembler, ToolCallProgress
 from .timeline import Checkpoint, build_timeline
-from .ui.validate import Issue
 
 ASSISTANT_ID = "inspection"
 STREAM_MODES = ("values", "updates", "messages-tuple")

@@ -33,17 +33,13 @@ from typing_extensions import TypedDict  # noqa: E402  (typing.TypedDict publish
 
 from sitewalk.contracts.catalog import catalog_json_schema  # noqa: E402
 from sitewalk.contracts.envelope import ErrorCode, ToolError, ToolFailure, parse_result  # noqa: E402
-from sitewalk.contracts.spec import RENDER_UI_TOOL, RenderUiArgs, Spec  # noqa: E402
 from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract  # noqa: E402
+from sitewalk.spec.model import RENDER_UI_TOOL, RenderUiArgs, record_screen  # noqa: E402
+from sitewalk.spec.validate import validate_spec  # noqa: E402
 from sitewalk_agent.actions import ActionLedger, authorize, expected_actions, work_order_id  # noqa: E402
 from sitewalk_agent.inline_ui import inline_ui_update, is_refusal  # noqa: E402
 from sitewalk_agent.ledger import OutcomeLedger  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, new_id, pace_of, scenario_of  # noqa: E402
-
-try:  # the catalog validator (issues with codes and repair hints); structure-only without it
-    from sitewalk.ui.validate import validate_spec as _validate_spec  # noqa: E402
-except ImportError:  # pragma: no cover - only before the validator existed
-    _validate_spec = None
 
 __all__ = ["InspectionState", "build_graph", "graph", "make_model", "TOOL_SCHEMAS"]
 
@@ -187,41 +183,14 @@ async def run_headless_tool(
     return _tool_message(call, envelope, outcome.ok, answered_by="browser"), update
 
 
-def spec_issues(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Structure (pydantic) first, then the catalog validator. Empty means valid."""
-    try:
-        Spec.model_validate(spec)
-    except ValidationError as exc:
-        return [
-            {
-                "code": "invalid_shape",
-                "element": None,
-                "message": f"{'.'.join(map(str, e['loc'])) or 'spec'}: {e['msg']}",
-                "repair": "Send {\"root\": id, \"elements\": {id: {\"type\", \"props\", \"children\"}}}.",
-            }
-            for e in exc.errors()[:20]
-        ]
-    if _validate_spec is None:
-        return []
-    return [issue.to_dict() for issue in _validate_spec(spec)]
-
-
 def run_render_ui(
     call: dict[str, Any], state: InspectionState, message_id: str | None
 ) -> tuple[ToolMessage, dict[str, Any]]:
-    args = call.get("args") or {}
-    issues = spec_issues(args) if isinstance(args, dict) else spec_issues({})
+    issues = [issue.to_dict() for issue in validate_spec(call.get("args"))]
     if issues:
         return _tool_message(call, {"ok": False, "issues": issues}, False), {}
-    previous = state.get("ui_spec") or {}
-    revision = int((previous.get("identity") or {}).get("revision", 0)) + 1
-    spec = Spec.model_validate(args).model_dump(mode="json")
-    ui_spec = {
-        "root": spec["root"],
-        "elements": spec["elements"],
-        "identity": {"message_id": message_id, "tool_call_id": call["id"], "revision": revision},
-    }
-    return _tool_message(call, {"ok": True, "revision": revision}, True), {"ui_spec": ui_spec}
+    ui_spec = record_screen(call["args"], state.get("ui_spec"), message_id=message_id, tool_call_id=call["id"])
+    return _tool_message(call, {"ok": True, "revision": ui_spec["identity"]["revision"]}, True), {"ui_spec": ui_spec}
 
 
 # --- model -------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The server's side of inline screens: JSON-patch lines in the agent's own text.
 
-The browser applies the same lines as they stream (`sitewalk.ui.inline_spec`); here the whole
+The browser applies the same lines as they stream (`sitewalk.spec.inline`); here the whole
 message is applied once to the screen on record and validated with the same catalog. A valid
 result becomes the new `ui_spec`, named after the message; a bad line or an invalid result
 leaves `ui_spec` as it was, records the issues in `ui_issues`, and gives the model a refusal
@@ -16,8 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from sitewalk.contracts.spec import Spec
-from sitewalk.ui.inline_spec import apply_inline_spec, inline_identity
+from sitewalk.spec.inline import apply_inline_spec
+from sitewalk.spec.model import inline_spec_call_id, record_screen
 
 __all__ = ["MAX_REPAIRS", "REFUSAL_NAME", "inline_ui_update", "is_refusal"]
 
@@ -41,11 +41,8 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
         if _refusals_in_a_row(history) < MAX_REPAIRS:
             update["messages"] = [_refusal(found)]
         return update
-    revision = int(((on_record or {}).get("identity") or {}).get("revision", 0)) + 1
-    spec = Spec.model_validate(spec).model_dump(mode="json")  # the shape render_ui stores
-    return {"ui_spec": {"root": spec["root"], "elements": spec["elements"],
-                        "identity": inline_identity(str(message.id), revision)},
-            "ui_issues": []}
+    ui_spec = record_screen(spec, on_record, message_id=str(message.id), tool_call_id=inline_spec_call_id(str(message.id)))
+    return {"ui_spec": ui_spec, "ui_issues": []}
 
 
 def is_refusal(message: Any) -> bool:

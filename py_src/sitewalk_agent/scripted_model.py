@@ -226,7 +226,7 @@ def risk_edit(level: str, broken: bool = False) -> list[dict[str, Any]]:
 
 
 def inline_text(sentence: str, ops: Sequence[dict[str, Any]]) -> str:
-    """A reply that says `sentence`, then writes `ops` one a line (see sitewalk.ui.inline_spec)."""
+    """A reply that says `sentence`, then writes `ops` one a line (see sitewalk.spec.inline)."""
     return sentence + "\n" + "".join(json.dumps(op, ensure_ascii=False, separators=(",", ":")) + "\n" for op in ops)
 
 

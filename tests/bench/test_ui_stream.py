@@ -68,8 +68,8 @@ def test_streamed_spec_assembly_against_one_parse():
 def test_an_inline_patch_stream_against_one_parse_of_its_lines():
     """The same screens written as JSON-patch lines in the agent's text (split from prose, applied
     with jsonpatch), in 20-byte fragments, against json.loads of every line once."""
-    from sitewalk.ui.inline_spec import InlineSplitter
-    from sitewalk.ui.patch_stream import PatchStream
+    from sitewalk.spec.inline import InlineSplitter
+    from sitewalk.spec.patch_stream import PatchStream
     from sitewalk_agent.scripted_model import inline_text, patch_lines
 
     rows = []

@@ -9,9 +9,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.contracts.spec import Spec
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
-from sitewalk.ui.validate import validate_spec
+from sitewalk.spec.model import Spec
+from sitewalk.spec.validate import validate_spec
 from sitewalk_agent import graph as G
 from sitewalk_agent.scripted_model import (
     FRAGMENT_SIZES,
@@ -330,7 +330,7 @@ def test_scenario_unknown_tool_measures_noise_first_then_reads_the_draft():
 def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from sitewalk.ui.validate import validate_spec
+    from sitewalk.spec.validate import validate_spec
     from sitewalk_agent.scripted_model import card_spec, plan_turn
 
     human = HumanMessage("Start inspection inspection-51 script: bad-ui")
@@ -405,8 +405,8 @@ def _draft_answer(cid):
 
 
 def test_scenario_patch_ui_writes_the_screen_inline_and_the_graph_keeps_it():
-    from sitewalk.contracts.spec import inline_spec_call_id
-    from sitewalk.ui.inline_spec import split_inline
+    from sitewalk.spec.inline import split_inline
+    from sitewalk.spec.model import inline_spec_call_id
     from sitewalk_agent.scripted_model import inspection_screen
 
     values, _ = asyncio.run(_drive(_draft_answer, "Start inspection inspection-42 script: patch-ui"))

@@ -28,7 +28,7 @@ from sitewalk.agentserver import (
     pending_interrupts,
 )
 from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.ui.validate import validate_spec
+from sitewalk.spec.validate import validate_spec
 
 ASSISTANT = "inspection"
 DRAFT = {

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sitewalk.contracts.spec import inline_spec_call_id
-from sitewalk.ui.inline_spec import InlineSplitter, apply_inline_spec, inline_identity, split_inline
+from sitewalk.spec.inline import InlineSplitter, apply_inline_spec, split_inline
+from sitewalk.spec.model import inline_spec_call_id, record_screen
 
 CARD = {"root": "card", "elements": {
     "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
@@ -70,8 +70,10 @@ def test_a_bad_line_is_an_issue_and_so_is_an_invalid_result():
 
 
 def test_the_identity_of_an_inline_screen_names_its_message():
-    assert inline_identity("msg_1", 3) == {"message_id": "msg_1", "tool_call_id": inline_spec_call_id("msg_1"),
-                                           "revision": 3}
+    on_record = record_screen(CARD, None, message_id="msg_0", tool_call_id="call_0")
+    recorded = record_screen(CARD, on_record, message_id="msg_1", tool_call_id=inline_spec_call_id("msg_1"))
+    assert recorded["identity"] == {"message_id": "msg_1", "tool_call_id": "msg_1:inline_spec", "revision": 2}
+    assert {k: recorded[k] for k in ("root", "elements")} == CARD
 
 
 FENCED = 'Here it is:\n```spec\n{"op":"add","path":"/root","value":"t"}\nnot a patch\n\n```\nDone.\n`code` first\n'

@@ -2,7 +2,7 @@
 
 import json
 
-from sitewalk.ui.patch_stream import PatchStream
+from sitewalk.spec.patch_stream import PatchStream
 from sitewalk.ui.progressive import ProgressiveScreen
 
 LINES = [

@@ -2,8 +2,8 @@ import copy
 
 import pytest
 
-from sitewalk.ui import render_spec, validate_spec
-from sitewalk.ui.validate import MAX_DEPTH, MAX_ELEMENTS
+from sitewalk.spec.validate import MAX_DEPTH, MAX_ELEMENTS, validate_spec
+from sitewalk.ui import render_spec
 
 GOOD = {
     "root": "card",

@@ -3,7 +3,8 @@
 import pytest
 
 from sitewalk.contracts.catalog import ACCEPTS_CHILDREN, CATALOG, ActionName, catalog_json_schema
-from sitewalk.ui import render_spec, validate_spec
+from sitewalk.spec.validate import validate_spec
+from sitewalk.ui import render_spec
 from sitewalk.ui.render import _TEMPLATES, REGISTRY
 
 SCREEN = {

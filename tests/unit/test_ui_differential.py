@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from json_render_peer import json_render_verdicts
 
-from sitewalk.ui import validate_spec
+from sitewalk.spec.validate import validate_spec
 
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "specs").glob("*.json"))
 

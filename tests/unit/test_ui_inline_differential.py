@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from json_render_peer import json_render_verdicts
-from test_ui_inline_spec import split_in_pieces
+from test_spec_inline import split_in_pieces
 
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "inline").glob("*.txt"))
 

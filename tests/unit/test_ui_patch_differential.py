@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from json_render_peer import json_render_verdicts
 
-from sitewalk.ui.patch_stream import PatchStream
+from sitewalk.spec.patch_stream import PatchStream
 
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "patches").glob("*.jsonl"))
 

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import bridge
+from ..spec.validate import Issue
 from ..timeline import Checkpoint
 from ..ui.render import render_template
-from ..ui.validate import Issue
 from .renderer import KeyedRenderer
 
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..contracts.spec import inline_spec_call_id
 from .patch_stream import PatchStream, empty_spec
 from .validate import Issue, validate_spec
 
-__all__ = ["InlineSplitter", "apply_inline_spec", "inline_identity", "split_inline"]
+__all__ = ["InlineSplitter", "apply_inline_spec", "split_inline"]
 
 _BLANK = " \t\r"
 
@@ -133,8 +132,4 @@ def apply_inline_spec(text: str, on_record: dict[str, Any] | None) -> tuple[dict
     if not issues:
         issues = validate_spec(stream.spec)
     return stream.spec, issues
-
-
-def inline_identity(message_id: str, revision: int) -> dict[str, Any]:
-    return {"message_id": message_id, "tool_call_id": inline_spec_call_id(message_id), "revision": revision}
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 RENDER_UI_TOOL = "render_ui"
-# A screen written as JSON-patch lines in the agent's text (see sitewalk.ui.inline_spec) has no
+# A screen written as JSON-patch lines in the agent's text (see sitewalk.spec.inline) has no
 # tool call; it is named after its message, under this pseudo tool name.
 INLINE_SPEC = "inline_spec"
 
@@ -37,7 +37,7 @@ class SpecIdentity(BaseModel):
 
 
 class Spec(BaseModel):
-    """Structure only; `sitewalk.ui.validate` checks it against the catalog."""
+    """Structure only; `sitewalk.spec.validate` checks it against the catalog."""
 
     model_config = ConfigDict(extra="forbid")
     root: str
@@ -50,3 +50,17 @@ class RenderUiArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     root: str = Field(description="Id of the root element.")
     elements: dict[str, Element] = Field(description="Elements keyed by id; children name other ids.")
+
+
+def record_screen(spec: dict[str, Any], on_record: dict[str, Any] | None, *, message_id: str | None,
+                  tool_call_id: str) -> dict[str, Any]:
+    """The screen on record after a validated `spec` takes over: {root, elements, identity}.
+
+    The one place a screen gets its identity, for `render_ui` calls and inline screens alike: the
+    revision is one more than the screen on record's. `spec` must be valid (no issues from
+    `sitewalk.spec.validate.validate_spec`); elements get their defaults (props {}, children []).
+    """
+    revision = int(((on_record or {}).get("identity") or {}).get("revision", 0)) + 1
+    shape = Spec.model_validate({"root": spec.get("root"), "elements": spec.get("elements")}).model_dump(mode="json")
+    identity = SpecIdentity(message_id=message_id, tool_call_id=tool_call_id, revision=revision)
+    return {**shape, "identity": identity.model_dump(mode="json")}

@@ -1,14 +1,14 @@
 """Validate a UI spec against the catalog, returning every issue rather than the first exception.
 
-Each issue has a machine code, the element id it concerns and a short repair text that can be
-handed back to the model. Codes: missing_root, unknown_type, invalid_props, missing_child,
-cycle, orphan, too_deep, too_large, invalid_shape.
+Each issue has a machine code (`IssueCode`), the element id it concerns and a short repair text
+that can be handed back to the model. This is the one place that decides whether a spec is
+valid: a spec without issues also fits the structural model (`sitewalk.spec.model.Spec`).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -17,11 +17,26 @@ from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
 MAX_ELEMENTS = 2000
 MAX_DEPTH = 24
 _ELEMENT_KEYS = frozenset({"type", "props", "children"})
+_SPEC_KEYS = frozenset({"root", "elements"})
+_SHAPE_REPAIR = "Send {\"root\": id, \"elements\": {id: {\"type\", \"props\", \"children\"}}}."
+
+IssueCode = Literal[
+    "invalid_shape",  # not the spec / element structure
+    "too_large",  # more than MAX_ELEMENTS elements
+    "missing_root",  # the root names no element
+    "unknown_type",  # a type outside the catalog
+    "invalid_props",  # props that do not fit the component's model (or children where none go)
+    "missing_child",  # a child id that names no element
+    "cycle",  # an element that is its own ancestor
+    "orphan",  # an element the root does not reach
+    "too_deep",  # nesting deeper than MAX_DEPTH
+    "invalid_patch",  # a JSON-patch line that could not be applied (sitewalk.spec.patch_stream)
+]
 
 
 @dataclass(frozen=True)
 class Issue:
-    code: str
+    code: IssueCode
     element: str | None
     message: str
     repair: str
@@ -31,11 +46,14 @@ class Issue:
 
 
 def validate_spec(spec: Any) -> list[Issue]:
+    """Every issue of `spec` ({root, elements}); empty means valid."""
     if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
-        return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'",
-                      "Send {\"root\": id, \"elements\": {id: {\"type\", \"props\", \"children\"}}}.")]
+        return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'", _SHAPE_REPAIR)]
     elements: dict[str, Any] = spec["elements"]
     issues: list[Issue] = []
+    extra = sorted(map(str, set(spec) - _SPEC_KEYS))
+    if extra:
+        issues.append(Issue("invalid_shape", None, f"unsupported spec fields: {', '.join(extra)}", _SHAPE_REPAIR))
     if len(elements) > MAX_ELEMENTS:
         issues.append(Issue("too_large", None, f"{len(elements)} elements, over the limit of {MAX_ELEMENTS}",
                             "Split the screen or summarise; send fewer elements."))
@@ -63,15 +81,18 @@ def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Is
     if model is None:
         return [Issue("unknown_type", key, f"{kind!r} is not in the catalog",
                       f"Use one of: {', '.join(sorted(CATALOG))}.")]
-    issues = []
+    props = element.get("props", {})
+    if not isinstance(props, dict):
+        return [Issue("invalid_shape", key, "'props' must be an object", f"Send the props of {key} as an object.")]
+    issues: list[Issue] = []
     try:
-        model.model_validate(element.get("props") or {})
+        model.model_validate(props)
     except ValidationError as exc:
         for err in exc.errors()[:10]:
             field = ".".join(map(str, err["loc"])) or "props"
             issues.append(Issue("invalid_props", key, f"{kind}.{field}: {err['msg']}",
                                 f"Fix prop '{field}' of {key} to match the {kind} schema."))
-    children = element.get("children") or []
+    children = element.get("children", [])
     if not isinstance(children, list) or not all(isinstance(c, str) for c in children):
         issues.append(Issue("invalid_shape", key, "'children' must be a list of element ids",
                             "List child ids as strings."))

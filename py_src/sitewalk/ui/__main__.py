@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..contracts.catalog import catalog_json_schema
+from ..spec.validate import validate_spec
 from .render import render_spec
-from .validate import validate_spec
 
 
 def _load(path: str) -> Any:

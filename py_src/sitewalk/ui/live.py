@@ -21,12 +21,12 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from ..spec.patch_stream import PatchStream
+from ..spec.validate import Issue
 from .current import CurrentSpec, SpecCandidate
 from .partial_json import PartialJsonError
-from .patch_stream import PatchStream
 from .progressive import ProgressiveScreen
 from .spec_stream import SpecStream
-from .validate import Issue
 
 __all__ = ["LiveScreen"]
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
-from .validate import MAX_DEPTH, Issue, validate_spec
+from ..spec.validate import MAX_DEPTH, Issue, validate_spec
 
 __all__ = ["ElementChecks", "ProgressiveScreen", "renderable", "root_ready"]
 

@@ -1,0 +1,52 @@
+"""The validator is the one judge of a spec: what it accepts fits the structural model, and its codes are typed."""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+import pytest
+
+from sitewalk.spec.model import Spec, record_screen
+from sitewalk.spec.validate import IssueCode, validate_spec
+
+CARD = {"root": "card", "elements": {
+    "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
+    "risk": {"type": "RiskBadge", "props": {"level": "low"}}}}
+SPEC_DIR = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk" / "spec"
+
+
+@pytest.mark.parametrize("spec, code, element", [
+    ({**CARD, "identity": {"revision": 1}}, "invalid_shape", None),
+    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "props": ["low"]}}},
+     "invalid_shape", "risk"),
+    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "props": None}}},
+     "invalid_shape", "risk"),
+    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "children": None}}},
+     "invalid_shape", "risk"),
+    ({"root": 3, "elements": CARD["elements"]}, "missing_root", None),
+    ({"root": 3}, "invalid_shape", None),
+])
+def test_what_the_structural_model_refuses_the_validator_names(spec, code, element):
+    issues = validate_spec(spec)
+    assert (code, element) in [(i.code, i.element) for i in issues]
+    with pytest.raises(ValueError):
+        Spec.model_validate(spec)
+
+
+def test_a_spec_without_issues_is_recorded_with_defaults():
+    assert validate_spec(CARD) == []
+    recorded = record_screen(CARD, None, message_id="msg_1", tool_call_id="call_1")
+    assert recorded["elements"]["risk"] == {"type": "RiskBadge", "props": {"level": "low"}, "children": []}
+    assert recorded["identity"] == {"message_id": "msg_1", "tool_call_id": "call_1", "revision": 1}
+    again = record_screen(CARD, recorded, message_id="msg_2", tool_call_id="call_2")
+    assert again["identity"]["revision"] == 2
+
+
+def test_every_code_the_spec_package_emits_is_in_the_literal():
+    emitted = set()
+    for path in SPEC_DIR.glob("*.py"):
+        emitted |= set(re.findall(r'Issue\(\s*"([a-z_]+)"', path.read_text()))
+    assert "invalid_patch" in emitted and "invalid_shape" in emitted
+    assert emitted <= set(typing.get_args(IssueCode))
