@@ -1,0 +1,505 @@
+"""The durable agent server: Aegra on Postgres (and Redis for two servers), started from the project.
+
+`langgraph dev` keeps threads in memory; Aegra (PyPI `aegra-cli`) serves the same langgraph.json
+graphs with the same Agent Server API on Postgres, so a killed server loses nothing. This module
+owns that stack's lifecycle on one machine:
+
+    with start_durable(workers=1) as server:     # or workers=2: Redis + a second server
+        ...server.url...                          # http://127.0.0.1:<free port>
+
+Everything lives under `.durable/` in the project (git-ignored), created on first use:
+`pg/` (a Postgres cluster from Debian's packages, loopback only, password in `pg-password`),
+`aegra-venv/` (Aegra needs Python >= 3.12; the project is installed into it editable, so the
+graph imports the working tree), `redis/` and `logs/`. Every part listens on 127.0.0.1 on a free
+port; Aegra runs its own migrations at start. `stop()` (and Ctrl-C in `serve --durable`) stops
+everything this module started; `check()` reports a part that died, with its log's last lines.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import glob
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["DurableError", "DurableServer", "ensure_installed", "start_durable"]
+
+ROOT = Path(__file__).resolve().parent.parent
+DURABLE = ROOT / ".durable"
+PG_DATA = DURABLE / "pg"
+PG_PASSWORD = DURABLE / "pg-password"
+VENV = DURABLE / "aegra-venv"
+LOGS = DURABLE / "logs"
+HOST = "127.0.0.1"
+PG_USER = "sitewalk"
+DATABASE = "aegra"
+# Aegra 0.11 is the version the durable facts were checked with (see DESIGN.md).
+AEGRA = "aegra-cli==0.11.0"
+# Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
+NOT_FOR_AEGRA = ("langgraph-cli",)
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class DurableError(RuntimeError):
+    """The durable stack could not be installed or started, or a part of it died."""
+
+
+def log(msg: str) -> None:
+    print(f"[durable] {msg}", file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------
+# Finding what the machine has
+# ---------------------------------------------------------------------------
+
+
+def _python_version(exe: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=20, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    major, minor = out.split()
+    return int(major), int(minor)
+
+
+def find_python() -> str:
+    """A Python >= 3.12 for Aegra's venv: $SITEWALK_DURABLE_PYTHON, pyenv's, then PATH."""
+    candidates = [os.environ.get("SITEWALK_DURABLE_PYTHON", "")]
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    for minor in ("3.12", "3.13"):
+        candidates += sorted(glob.glob(str(pyenv_root / "versions" / f"{minor}*" / "bin" / "python3")))
+        candidates.append(shutil.which(f"python{minor}") or "")
+    for exe in filter(None, candidates):
+        version = _python_version(exe)
+        if version and version >= (3, 12):
+            return exe
+    raise DurableError("Aegra needs Python >= 3.12 and none was found (pyenv install 3.12, or set "
+                       "SITEWALK_DURABLE_PYTHON to one)")
+
+
+def pg_bin() -> Path:
+    """The directory of Debian's Postgres programs (the newest major version installed)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    if initdb:
+        return Path(initdb).resolve().parent
+    raise DurableError("Postgres is not installed: `./sw serve --durable` installs it "
+                       "(apt-get install postgresql)")
+
+
+def _pg_user() -> str | None:
+    """Postgres refuses to run as root: then it runs as Debian's `postgres` user."""
+    return "postgres" if os.geteuid() == 0 else None
+
+
+# ---------------------------------------------------------------------------
+# Install: Aegra's venv with the project in it
+# ---------------------------------------------------------------------------
+
+
+def _server_deps() -> list[str]:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        deps = tomllib.load(f)["project"]["dependencies"]
+    return [d for d in deps if not d.startswith(NOT_FOR_AEGRA)]
+
+
+def _venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def _install_wanted(python: str) -> str:
+    return hashlib.sha256(json.dumps([AEGRA, _server_deps(), python]).encode()).hexdigest()
+
+
+def ensure_installed() -> float:
+    """Build (or refresh) Aegra's venv; return the seconds it took (0 when already there)."""
+    python = find_python()
+    stamp = VENV / ".sitewalk-installed"
+    want = _install_wanted(python)
+    if stamp.exists() and stamp.read_text() == want and _venv_python().exists():
+        return 0.0
+    started = time.monotonic()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    install_log = LOGS / "aegra-install.log"
+    log(f"installing Aegra into .durable/aegra-venv with {python} (log: {install_log.name})")
+    pip = [str(_venv_python()), "-m", "pip", "install", "--disable-pip-version-check"]
+    steps = [
+        [python, "-m", "venv", "--clear", str(VENV)],
+        pip + [AEGRA, *_server_deps()],
+        # Editable and without deps: the graph imports the working tree, and the in-memory
+        # server's CLI (a project dependency) stays out of Aegra's venv.
+        pip + ["--no-deps", "-e", str(ROOT)],
+    ]
+    with open(install_log, "wb") as out:
+        for cmd in steps:
+            if subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT).returncode != 0:
+                raise DurableError(f"installing Aegra failed; last lines of {install_log.name}:\n"
+                                   f"{_tail(install_log)}")
+    stamp.write_text(want)
+    return time.monotonic() - started
+
+
+# ---------------------------------------------------------------------------
+# Processes
+# ---------------------------------------------------------------------------
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(ANSI_RE.sub("", text).splitlines()[-lines:])
+
+
+@dataclass
+class Part:
+    """One process of the stack: how to start it, and the running process."""
+
+    name: str
+    cmd: list[str]
+    log_path: Path
+    env: dict[str, str] | None = None
+    user: str | None = None
+    stop_signal: int = signal.SIGTERM
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as out:
+            # A session of its own: Ctrl-C in the terminal reaches only us, and we stop it.
+            self.process = subprocess.Popen(self.cmd, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
+                                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                            user=self.user)
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would (for fault tests)."""
+        if self.alive():
+            assert self.process is not None
+            self.process.kill()
+            self.process.wait(10)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, self.stop_signal)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5)
+        else:  # leftovers of a dead leader (uvicorn children), if any
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+    def died(self) -> str:
+        """'' while alive; else what happened, with the log's last lines."""
+        if self.alive() or self.process is None:
+            return ""
+        return f"{self.name} exited with code {self.process.returncode}; last lines of its log:\n{_tail(self.log_path)}"
+
+
+def _wait(part: Part, ready, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if not part.alive():
+            raise DurableError(f"{part.died()}\n(while waiting for {what})")
+        if time.monotonic() > deadline:
+            raise DurableError(f"{part.name}: no {what} within {timeout:.0f} s; last lines of its log:\n"
+                               f"{_tail(part.log_path)}")
+        time.sleep(0.2)
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _tcp_ok(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1)
+        return s.connect_ex((HOST, port)) == 0
+
+
+# ---------------------------------------------------------------------------
+# Postgres: a cluster in .durable/pg
+# ---------------------------------------------------------------------------
+
+
+def _pg_password() -> str:
+    if not PG_PASSWORD.exists():
+        DURABLE.mkdir(parents=True, exist_ok=True)
+        PG_PASSWORD.touch(mode=0o600)
+        PG_PASSWORD.write_text(secrets.token_urlsafe(24))
+    return PG_PASSWORD.read_text().strip()
+
+
+def ensure_cluster() -> None:
+    """initdb on first use: scram passwords, the project's own superuser, UTF-8."""
+    if (PG_DATA / "PG_VERSION").exists():
+        return
+    user = _pg_user()
+    PG_DATA.mkdir(parents=True, exist_ok=True)
+    pwfile = DURABLE / "pg-initdb-pw"
+    pwfile.write_text(_pg_password())
+    if user:  # the cluster and the one-off password file belong to the user Postgres runs as
+        shutil.chown(PG_DATA, user)
+        shutil.chown(pwfile, user)
+    PG_DATA.chmod(0o700)
+    try:
+        cmd = [str(pg_bin() / "initdb"), "-D", str(PG_DATA), "-U", PG_USER, f"--pwfile={pwfile}",
+               "--auth=scram-sha-256", "-E", "UTF8", "--no-locale"]
+        done = subprocess.run(cmd, capture_output=True, text=True, user=user)
+    finally:
+        pwfile.unlink()
+    if done.returncode != 0:
+        shutil.rmtree(PG_DATA, ignore_errors=True)
+        raise DurableError(f"initdb failed:\n{done.stdout}{done.stderr}")
+
+
+def postgres_part(port: int) -> Part:
+    cmd = [str(pg_bin() / "postgres"), "-D", str(PG_DATA), "-p", str(port),
+           "-c", f"listen_addresses={HOST}", "-c", "unix_socket_directories="]
+    # SIGINT is Postgres's fast shutdown (SIGTERM would wait for every client to leave).
+    return Part("postgres", cmd, LOGS / "postgres.log", user=_pg_user(), stop_signal=signal.SIGINT)
+
+
+def _psql(port: int, sql: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PGPASSWORD": _pg_password()}
+    cmd = [str(pg_bin() / "psql"), "-h", HOST, "-p", str(port), "-U", PG_USER, "-d", "postgres", "-tAc", sql]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def _ensure_database(port: int) -> None:
+    found = _psql(port, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
+    if found.returncode == 0 and found.stdout.strip() == "1":
+        return
+    made = _psql(port, f"CREATE DATABASE {DATABASE}")
+    if made.returncode != 0:
+        raise DurableError(f"creating the database failed: {found.stderr}{made.stderr}")
+
+
+def start_postgres() -> tuple[Part, str]:
+    ensure_cluster()
+    port = free_port()
+    part = postgres_part(port)
+    part.start()
+    _wait(part, lambda: _psql(port, "SELECT 1").returncode == 0, "Postgres connection", 60)
+    _ensure_database(port)
+    return part, f"postgresql://{PG_USER}:{_pg_password()}@{HOST}:{port}/{DATABASE}"
+
+
+# ---------------------------------------------------------------------------
+# Redis and Aegra
+# ---------------------------------------------------------------------------
+
+
+def start_redis() -> tuple[Part, str]:
+    exe = shutil.which("redis-server")
+    if not exe:
+        raise DurableError("redis-server is not installed: `./sw serve --durable` installs it "
+                           "(apt-get install redis-server)")
+    port = free_port()
+    (DURABLE / "redis").mkdir(parents=True, exist_ok=True)
+    # Postgres holds everything durable; Redis only carries the run queue and stream events.
+    cmd = [exe, "--bind", HOST, "--port", str(port), "--dir", str(DURABLE / "redis"), "--save", "",
+           "--appendonly", "no", "--protected-mode", "yes"]
+    part = Part("redis", cmd, LOGS / "redis.log")
+    part.start()
+    _wait(part, lambda: _tcp_ok(port), "Redis port", 30)
+    return part, f"redis://{HOST}:{port}/0"
+
+
+def aegra_env(database_url: str, port: int, redis_url: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "AEGRA_CONFIG": str(ROOT / "langgraph.json"),
+        "DATABASE_URL": database_url,
+        "HOST": HOST,
+        "PORT": str(port),
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+        "PYTHONUNBUFFERED": "1",
+        "LOG_VERBOSITY": "standard",
+        "REDIS_BROKER_ENABLED": "true" if redis_url else "false",
+    })
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    env.update(extra or {})
+    return env
+
+
+def aegra_part(name: str, database_url: str, redis_url: str | None, extra_env: dict[str, str] | None) -> Part:
+    port = free_port()
+    # uvicorn directly (not `aegra serve`, which wraps it in a second process): a kill of this pid
+    # is a kill of the server.
+    cmd = [str(_venv_python()), "-m", "uvicorn", "aegra_api.main:app", "--host", HOST, "--port", str(port)]
+    return Part(name, cmd, LOGS / f"{name}.log", env=aegra_env(database_url, port, redis_url, extra_env))
+
+
+def aegra_url(part: Part) -> str:
+    assert part.env is not None
+    return f"http://{HOST}:{part.env['PORT']}"
+
+
+def start_aegra(part: Part, timeout: float = 120.0) -> None:
+    part.start()
+    _wait(part, lambda: _http_ok(aegra_url(part) + "/health"), "answer on GET /health", timeout)
+
+
+# ---------------------------------------------------------------------------
+# The stack
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class DurableServer:
+    """The running stack. Quacks like build.AgentServer (url, alive, log_tail, stop) for `serve`."""
+
+    database: Part
+    servers: list[Part]
+    redis: Part | None = None
+    database_url: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return aegra_url(self.servers[0])
+
+    @property
+    def urls(self) -> list[str]:
+        return [aegra_url(p) for p in self.servers]
+
+    @property
+    def log_path(self) -> Path:
+        return self.servers[0].log_path
+
+    def parts(self) -> list[Part]:
+        return [self.database, *([self.redis] if self.redis else []), *self.servers]
+
+    def alive(self) -> bool:
+        return all(p.alive() for p in self.parts())
+
+    @property
+    def returncode(self) -> int | None:
+        dead = [p.process.returncode for p in self.parts() if p.process is not None and not p.alive()]
+        return dead[0] if dead else None
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The dead parts' reports, or the first server's log while all are alive."""
+        reports = [p.died() for p in self.parts() if p.died()]
+        return "\n".join(reports) if reports else _tail(self.servers[0].log_path, lines)
+
+    def check(self) -> None:
+        """Raise DurableError naming every part that died, with its log's last lines."""
+        reports = [p.died() for p in self.parts() if p.died()]
+        if reports:
+            raise DurableError("\n".join(reports))
+
+    def kill_server(self, index: int = 0) -> None:
+        """kill -9 one Aegra server (the database stays): a crash, for fault tests."""
+        self.servers[index].kill()
+
+    def restart_server(self, index: int = 0, timeout: float = 120.0) -> None:
+        """Start a stopped or killed server again on the same port and database."""
+        part = self.servers[index]
+        part.stop()
+        start_aegra(part, timeout)
+
+    def stop(self) -> None:
+        """Stop everything, servers first, the database last."""
+        for part in reversed(self.parts()):
+            part.stop()
+
+    def __enter__(self) -> DurableServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_durable(workers: int = 1, *, extra_env: dict[str, str] | None = None,
+                  timeout: float = 120.0) -> DurableServer:
+    """Postgres, then (with workers >= 2) Redis, then `workers` Aegra servers on one database.
+
+    Installs Aegra's venv and creates the cluster on first use. `extra_env` goes to the Aegra
+    servers (e.g. SITEWALK_TOKENS). Whatever started is stopped again if a later part fails.
+    """
+    timings = {"install_s": ensure_installed()}
+    started = time.monotonic()
+    database, database_url = start_postgres()
+    stack = DurableServer(database, [], database_url=database_url, timings=timings)
+    atexit.register(stack.stop)  # never leave a part behind, even on an error exit
+    try:
+        redis_url = None
+        if workers >= 2:
+            stack.redis, redis_url = start_redis()
+        for i in range(workers):
+            part = aegra_part(f"aegra-{i + 1}", database_url, redis_url, extra_env)
+            stack.servers.append(part)
+            # One after the other: the first runs the migrations, the next finds them done.
+            start_aegra(part, timeout)
+    except BaseException:
+        stack.stop()
+        raise
+    timings["start_s"] = time.monotonic() - started
+    return stack
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m sitewalk_build.durable [workers]`: start the stack, print its URLs, wait for Ctrl-C."""
+    workers = int((argv or sys.argv[1:] or ["1"])[0])
+    try:
+        stack = start_durable(workers)
+    except DurableError as exc:
+        log(str(exc))
+        return 2
+    log(f"up in {stack.timings['start_s']:.1f} s (install {stack.timings['install_s']:.1f} s): "
+        f"{' '.join(stack.urls)}; Ctrl-C stops everything")
+    try:
+        while stack.alive():
+            time.sleep(0.5)
+        log(stack.log_tail())
+        return 1
+    except KeyboardInterrupt:
+        log("stopping")
+        return 0
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
