@@ -65,7 +65,11 @@ class RunAssembler:
     def feed(self, data: Any, namespace: str = "") -> list[Any]:
         """Feed one messages-tuple payload ([chunk, metadata]); return what changed."""
         chunk = data[0] if isinstance(data, (list, tuple)) and data else data
-        if not isinstance(chunk, dict) or not str(chunk.get("type", "")).startswith("AI"):
+        if not isinstance(chunk, dict):
+            return []
+        if chunk.get("type") == "ai":
+            return self._whole(chunk, namespace)
+        if not str(chunk.get("type", "")).startswith("AI"):
             return []
         message_id = str(chunk.get("id") or "")
         changed: list[Any] = []
@@ -85,6 +89,28 @@ class RunAssembler:
             changed.append(call)
         if chunk.get("chunk_position") == "last" or chunk.get("response_metadata", {}).get("finish_reason"):
             changed.extend(self.finish_message(message_id))
+        return changed
+
+    def _whole(self, message: dict[str, Any], namespace: str) -> list[Any]:
+        """A message a node wrote whole (not a model's stream), e.g. an action's "Work order ... created.".
+
+        The server sends such a message once, as type `ai`, after the node ends. A message already
+        streamed in chunks is not taken again: its words were shown as they came.
+        """
+        message_id = str(message.get("id") or "")
+        if message_id in self.texts or any(key[1] == message_id for key in self.calls):
+            return []
+        changed: list[Any] = []
+        text = _text_of(message.get("content"))
+        if text:
+            entry = self.texts.setdefault(message_id, MessageText(message_id))
+            entry.parts.append(text)
+        for index, call in enumerate(message.get("tool_calls") or []):
+            if isinstance(call, dict):
+                key = (namespace, message_id, index)
+                self.calls[key] = ToolCallProgress(key, call.get("id"), call.get("name"),
+                                                   [json.dumps(call.get("args") or {})])
+        changed.extend(self.finish_message(message_id))
         return changed
 
     def finish_message(self, message_id: str | None = None) -> list[Any]:

@@ -73,3 +73,31 @@ def test_timeline_tree_with_a_fork():
     assert len(current) == 1 and current[0].on_current_path
     path = {c.id for c in cps if c.on_current_path}
     assert "c0" in path and "c1" in path
+
+
+def whole(message_id, content="", tool_calls=()):
+    """A message a node wrote whole: the server sends it once, as type `ai`, when the node ends."""
+    return [{"type": "ai", "id": message_id, "content": content, "tool_calls": list(tool_calls)},
+            {"langgraph_node": "await_action"}]
+
+
+def test_a_message_a_node_wrote_whole_is_shown_as_one_finished_text():
+    asm = RunAssembler()
+    [text] = asm.feed(whole("m9", "Work order work-order:inspection-42:risk-1 created."))
+    assert (text.id, text.text, text.done) == ("m9", "Work order work-order:inspection-42:risk-1 created.", True)
+    assert asm.finish_message() == []
+
+
+def test_a_whole_message_that_was_streamed_before_is_not_taken_twice():
+    asm = RunAssembler()
+    asm.feed(chunk("m1", "Looking", last=True))
+    assert asm.feed(whole("m1", "Looking")) == []
+    assert asm.texts["m1"].text == "Looking"
+
+
+def test_a_whole_message_with_a_tool_call_gives_the_call_ready():
+    asm = RunAssembler()
+    changed = asm.feed(whole("m2", "", [{"id": "c1", "name": "read_local_draft", "args": {"inspection_id": "x"}}]))
+    [call] = changed
+    assert (call.id, call.name, call.state, call.args) == ("c1", "read_local_draft", CallState.args_ready,
+                                                           {"inspection_id": "x"})
