@@ -1,5 +1,6 @@
 """Client for the LangGraph Agent Server, shared by the browser (Pyodide) and CPython tests."""
 
+from ._compat import default_transport
 from .client import AgentServerClient, StreamPart, pending_interrupts
 from .errors import (
     AgentServerError,
@@ -13,7 +14,7 @@ from .errors import (
     error_for_status,
 )
 from .sse import ServerSentEvent, SSEDecoder
-from .transport import HttpxTransport, Transport, default_transport
+from .transport import HttpxTransport, Transport
 
 __all__ = [
     "AgentServerClient",

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ._compat import default_transport
 from .errors import StreamError, error_for_status
 from .sse import SSEDecoder
-from .transport import Transport, default_transport
+from .transport import Transport
 
 __all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
 

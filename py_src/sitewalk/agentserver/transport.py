@@ -1,20 +1,20 @@
 """The seam between the client's logic and the network.
 
 A transport sends one request and returns `(status, parsed_json)`, or streams a response body as
-decoded text chunks. `HttpxTransport` is for CPython; `BrowserTransport` (browser.py) uses the
-browser's `fetch`. `default_transport()` picks by whether Pyodide is running.
+decoded text chunks. `HttpxTransport` is for CPython; `sitewalk.bridge.fetch.BrowserTransport` uses
+the browser's `fetch`. `_compat.default_transport()` is the one place that picks between them.
 """
 
 from __future__ import annotations
 
 import json as _json
-import sys
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
+from .body import parse_body
 from .errors import ServerUnreachable, error_for_status
 
-__all__ = ["HttpxTransport", "Transport", "default_transport", "parse_body"]
+__all__ = ["HttpxTransport", "Transport"]
 
 
 @runtime_checkable
@@ -39,16 +39,6 @@ class Transport(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def parse_body(text: str) -> Any:
-    """JSON if it parses, else the text itself (error pages are not always JSON)."""
-    if not text:
-        return None
-    try:
-        return _json.loads(text)
-    except ValueError:
-        return text
 
 
 class HttpxTransport:
@@ -114,11 +104,3 @@ class HttpxTransport:
             await self._client.aclose()
             self._client = None
 
-
-def default_transport() -> Transport:
-    """`BrowserTransport` under Pyodide, else `HttpxTransport`."""
-    if "_pyodide_core" in sys.modules:
-        from .browser import BrowserTransport
-
-        return BrowserTransport()
-    return HttpxTransport()

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
-from .. import bridge
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
+from ..bridge import dom, files, geolocation, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
@@ -33,14 +33,14 @@ async def main(config: Any) -> None:
     client = AgentServerClient(server_url)
     await _wait_for_server(client, server_url)
 
-    drafts = bridge.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
+    drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
     registry = HeadlessToolRegistry()
-    registry.register("read_local_draft", read_local_draft(drafts, legacy=bridge.LocalStorageStore()))
+    registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
     _register_device_tools(registry, RequestDialog())
 
-    bridge.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
-    bridge.shell().showApp()
+    dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
+    dom.show_app()
     views: list[DomView] = []  # one view for every session, built with the first
     answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
     mismatches: list[ContractMismatch] = []
@@ -68,46 +68,46 @@ async def main(config: Any) -> None:
         session.audit = AuditLog(drafts)
         session.on_contract_mismatch = show_mismatch
         session.on_outbox = _show_outbox
-        session.wait_for_network = bridge.wait_for_online
+        session.wait_for_network = tasks.wait_for_online
         return session
 
     async def start(_event: Any) -> None:
-        inspection_id = bridge.element("sw-inspection-id").value.strip()
+        inspection_id = dom.element("sw-inspection-id").value.strip()
         if not inspection_id:
-            bridge.show_status("Enter an inspection id first.", error=True)
+            dom.show_status("Enter an inspection id first.", error=True)
             return
         view().reset()
         session = new_session()
         session.on_thread = lambda thread_id: _remember_thread(thread_id, inspection_id)
         await _running(inspection_id, session, session.start(inspection_id,
-                                                             note=bridge.element("sw-note").value.strip()))
+                                                             note=dom.element("sw-note").value.strip()))
 
     async def save_draft(_event: Any) -> None:
-        inspection_id = bridge.element("sw-inspection-id").value.strip()
+        inspection_id = dom.element("sw-inspection-id").value.strip()
         if not inspection_id:
-            bridge.show_status("Enter an inspection id first.", error=True)
+            dom.show_status("Enter an inspection id first.", error=True)
             return
-        findings = [line.strip() for line in bridge.element("sw-draft-findings").value.splitlines() if line.strip()]
+        findings = [line.strip() for line in dom.element("sw-draft-findings").value.splitlines() if line.strip()]
         draft = {
             "inspection_id": inspection_id,
-            "site": bridge.element("sw-draft-site").value,
-            "inspector": bridge.element("sw-draft-inspector").value,
+            "site": dom.element("sw-draft-site").value,
+            "inspector": dom.element("sw-draft-inspector").value,
             "findings": findings,
-            "risk": bridge.element("sw-draft-risk").value,
-            "notes": bridge.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
+            "risk": dom.element("sw-draft-risk").value,
+            "notes": dom.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
         }
         # The same implementation, checks and envelope as when the agent calls save_local_draft.
         envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
                                        "args": draft})
         if envelope["ok"]:
-            bridge.show_status(f"Draft for {inspection_id} saved on this device.")
+            dom.show_status(f"Draft for {inspection_id} saved on this device.")
         else:
             error = envelope["error"]
-            bridge.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
+            dom.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
 
-    bridge.on("sw-start", "click", start)
-    bridge.on("sw-save-draft", "click", save_draft)
-    bridge.mark_ready()
+    tasks.on("sw-start", "click", start)
+    tasks.on("sw-save-draft", "click", save_draft)
+    dom.mark_ready()
     await _rejoin(client, new_session)
 
 
@@ -115,14 +115,14 @@ THREAD_SETTING = "sitewalk:current-thread"  # a small setting: {"thread_id", "in
 
 
 def _remember_thread(thread_id: str, inspection_id: str) -> None:
-    bridge.LocalStorageStore().set(THREAD_SETTING, json.dumps({"thread_id": thread_id,
+    storage.LocalStorageStore().set(THREAD_SETTING, json.dumps({"thread_id": thread_id,
                                                                "inspection_id": inspection_id}))
 
 
 async def _rejoin(client: AgentServerClient, new_session: Any) -> None:
     """After a reload: if the last thread still waits on a headless tool, carry on with it."""
     try:
-        current = json.loads(bridge.LocalStorageStore().get(THREAD_SETTING) or "null")
+        current = json.loads(storage.LocalStorageStore().get(THREAD_SETTING) or "null")
         thread_id, inspection_id = str(current["thread_id"]), str(current.get("inspection_id") or "")
     except (ValueError, TypeError, KeyError):
         return
@@ -132,8 +132,8 @@ async def _rejoin(client: AgentServerClient, new_session: Any) -> None:
         return  # gone (another server, or deleted): nothing to carry on with
     if not any(headless_tool_call(i.get("value")) for i in pending_interrupts(state)):
         return
-    bridge.element("sw-inspection-id").value = inspection_id
-    bridge.show_status(f"Inspection {inspection_id}: rejoined thread {thread_id}")
+    dom.element("sw-inspection-id").value = inspection_id
+    dom.show_status(f"Inspection {inspection_id}: rejoined thread {thread_id}")
     session = new_session()
     await _running(inspection_id, session, session.rejoin(thread_id))
 
@@ -143,28 +143,28 @@ _current: dict[str, Any] = {}  # the session the Cancel button cancels
 
 async def _running(inspection_id: str, session: InspectionSession, work: Any) -> None:
     """Run a session's work with Start disabled and Cancel shown; a cancelled run says so."""
-    cancel = bridge.element("sw-cancel")
+    cancel = dom.element("sw-cancel")
     if cancel is None:
-        cancel = bridge.js.document.createElement("button")
+        cancel = dom.create("button")
         cancel.id, cancel.type, cancel.className = "sw-cancel", "button", "sw-button-secondary"
         cancel.textContent = "Cancel"
-        start = bridge.element("sw-start")
+        start = dom.element("sw-start")
         start.parentNode.insertBefore(cancel, start.nextSibling)
-        bridge.on("sw-cancel", "click", _cancel_current)
+        tasks.on("sw-cancel", "click", _cancel_current)
     _current["session"] = session
-    bridge.element("sw-start").disabled = True
+    dom.element("sw-start").disabled = True
     cancel.hidden = False
     try:
         await work
         if session.cancelled:
-            bridge.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
-            bridge.show_status(f"Inspection {inspection_id}: cancelled")
+            storage.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
+            dom.show_status(f"Inspection {inspection_id}: cancelled")
         else:
-            bridge.show_status(f"Inspection {inspection_id}: run finished")
+            dom.show_status(f"Inspection {inspection_id}: run finished")
     finally:
         _current.pop("session", None)
         cancel.hidden = True
-        bridge.element("sw-start").disabled = False
+        dom.element("sw-start").disabled = False
 
 
 async def _cancel_current(_event: Any) -> None:
@@ -175,8 +175,8 @@ async def _cancel_current(_event: Any) -> None:
 
 def _show_outbox(waiting: int) -> None:
     """'Waiting for the network' while answers sit in the outbox; hidden once they are delivered."""
-    status = bridge.element("sw-status")
-    node = bridge.ensure_element("sw-outbox", "p", "sw-outbox", "status", status.parentNode, status.nextSibling)
+    status = dom.element("sw-status")
+    node = dom.ensure_element("sw-outbox", "p", "sw-outbox", "status", status.parentNode, status.nextSibling)
     node.dataset.waiting = str(waiting)
     node.hidden = not waiting
     node.textContent = (f"Waiting for the network: {waiting} answer{'s' if waiting != 1 else ''} kept on this "
@@ -185,8 +185,8 @@ def _show_outbox(waiting: int) -> None:
 
 def _show_contract_mismatches(mismatches: list[ContractMismatch]) -> None:
     """The visible version-mismatch state: one banner above the app, each tool with both digests."""
-    app = bridge.element("app")
-    node = bridge.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app, app.firstChild)
+    app = dom.element("app")
+    node = dom.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app, app.firstChild)
     node.innerHTML = render_template("contract_mismatch.j2", mismatches=mismatches)
 
 
@@ -204,7 +204,7 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
         return allowed
 
     async def locate(args: Any) -> dict[str, Any]:
-        return await bridge.geolocate(args.timeout_ms, args.high_accuracy)
+        return await geolocation.geolocate(args.timeout_ms, args.high_accuracy)
 
     async def pick_photo(purpose: str) -> dict[str, Any] | None:
         allowed, file = await dialog.ask(
@@ -213,7 +213,7 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
             allow="Attach", decline="Cancel", with_file=True)
         if not allowed or file is None:
             return None
-        return await bridge.file_metadata(file, MAX_PHOTO_BYTES)
+        return await files.file_metadata(file, MAX_PHOTO_BYTES)
 
     registry.register("get_current_location", get_current_location(ask_location, locate), timeout_s=PROMPT_TIMEOUT_S)
     registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)
@@ -224,8 +224,8 @@ async def _wait_for_server(client: AgentServerClient, server_url: str) -> None:
     while True:
         try:
             await client.ok()
-            bridge.shell().hideError()
+            dom.hide_error()
             return
         except AgentServerError as exc:
-            bridge.shell().showError(f"Cannot reach the agent server at {server_url}", f"{type(exc).__name__}: {exc}")
-            await bridge.wait_for_retry()
+            dom.show_error(f"Cannot reach the agent server at {server_url}", f"{type(exc).__name__}: {exc}")
+            await tasks.wait_for_retry()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .. import bridge
+from ..bridge import dom, files, tasks
 
 __all__ = ["RequestDialog"]
 
@@ -38,17 +38,17 @@ class RequestDialog:
 
     def _build(self) -> Any:
         if self._node is None:
-            node = bridge.js.document.createElement("dialog")
+            node = dom.create("dialog")
             node.id = DIALOG_ID
             node.className = "sw-dialog"
             node.setAttribute("aria-labelledby", "sw-device-dialog-title")
             node.setAttribute("aria-describedby", "sw-device-dialog-purpose sw-device-dialog-note")
             node.innerHTML = _MARKUP
-            bridge.js.document.body.appendChild(node)
-            bridge.on("sw-device-allow", "click", lambda _e: self._settle(True))
-            bridge.on("sw-device-decline", "click", lambda _e: self._settle(False))
-            bridge.on(DIALOG_ID, "cancel", lambda _e: self._settle(False))  # Escape
-            bridge.on("sw-device-file", "change", lambda _e: self._file_changed())
+            dom.append_to_body(node)
+            tasks.on("sw-device-allow", "click", lambda _e: self._settle(True))
+            tasks.on("sw-device-decline", "click", lambda _e: self._settle(False))
+            tasks.on(DIALOG_ID, "cancel", lambda _e: self._settle(False))  # Escape
+            tasks.on("sw-device-file", "change", lambda _e: self._file_changed())
             self._node = node
         return self._node
 
@@ -57,11 +57,10 @@ class RequestDialog:
             self._answer.set_result(allowed)
 
     def _file_changed(self) -> None:
-        bridge.element("sw-device-allow").disabled = self._file() is None
+        dom.element("sw-device-allow").disabled = self._file() is None
 
     def _file(self) -> Any:
-        files = bridge._or_none(bridge.element("sw-device-file").files)
-        return bridge._or_none(files.item(0)) if files is not None and files.length else None
+        return files.picked_file("sw-device-file")
 
     async def ask(self, *, tool: str, title: str, purpose: str, note: str, allow: str = "Allow",
                   decline: str = "Decline", with_file: bool = False) -> tuple[bool, Any]:
@@ -69,15 +68,15 @@ class RequestDialog:
         async with self._lock:
             node = self._build()
             node.dataset.tool = tool
-            bridge.element("sw-device-dialog-title").textContent = title
-            bridge.element("sw-device-dialog-purpose").textContent = purpose
-            bridge.element("sw-device-dialog-note").textContent = note
-            bridge.element("sw-device-allow").textContent = allow
-            bridge.element("sw-device-decline").textContent = decline
-            bridge.element("sw-device-dialog-file").hidden = not with_file
-            picker = bridge.element("sw-device-file")
+            dom.element("sw-device-dialog-title").textContent = title
+            dom.element("sw-device-dialog-purpose").textContent = purpose
+            dom.element("sw-device-dialog-note").textContent = note
+            dom.element("sw-device-allow").textContent = allow
+            dom.element("sw-device-decline").textContent = decline
+            dom.element("sw-device-dialog-file").hidden = not with_file
+            picker = dom.element("sw-device-file")
             picker.value = ""
-            bridge.element("sw-device-allow").disabled = with_file  # a photo must be picked first
+            dom.element("sw-device-allow").disabled = with_file  # a photo must be picked first
             self._answer = asyncio.get_event_loop().create_future()
             node.showModal()
             try:

@@ -4,21 +4,18 @@ One node per element id, kept between specs. `show(spec)` only records the spec 
 next animation frame the renderer compares it with the spec on screen (`plan_update`), renders
 the dirty elements' shallow templates, fills their slots with the children's existing nodes and
 puts each top dirty node in place of its old one; the first screen is parsed whole, in one
-innerHTML. Several `show` calls within a frame make one DOM pass. Clicks are delegated: one listener on the screen container, `on_action(element_id,
-action, subject)` for a `[data-sw-action]` button.
+innerHTML. Several `show` calls within a frame make one DOM pass. Clicks are delegated: one
+listener on the screen container, `on_action(element_id, action, subject)` for a
+`[data-sw-action]` button.
 """
 
 from __future__ import annotations
 
-import asyncio
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-import js  # type: ignore[import-not-found]
-from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
-
-from .. import bridge
+from ..bridge import dom, or_none, tasks
 from ..ui.keyed import SLOT_TAG, plan_update, shallow_html
 from ..ui.render import render_spec
 
@@ -37,13 +34,13 @@ class KeyedRenderer:
         self._pending: dict[str, Any] | None = None
         self._frame_requested = False
         self._listener: Any = None
-        self._template = js.document.createElement("template")
+        self._template = dom.create("template")
 
     def attach(self) -> None:
         """Delegate clicks on the container (call again after the container was recreated)."""
-        container = bridge.element(self.container_id)
+        container = dom.element(self.container_id)
         if self._listener is None:
-            self._listener = create_proxy(self._on_click)
+            self._listener = tasks.handler(self._on_click)
         container.removeEventListener("click", self._listener)
         container.addEventListener("click", self._listener)
 
@@ -52,14 +49,14 @@ class KeyedRenderer:
         self._reach = None
         self._pending = None
         self._nodes.clear()
-        bridge.set_html(self.container_id, "")
+        dom.set_html(self.container_id, "")
 
     def show(self, spec: dict[str, Any]) -> None:
         """Show a validated (or progressive-filtered) spec at the next animation frame."""
         self._pending = {"root": spec["root"], "elements": spec["elements"]}
         if not self._frame_requested:
             self._frame_requested = True
-            js.requestAnimationFrame(create_once_callable(self._frame))
+            tasks.next_frame(self._frame)
 
     def flush(self) -> None:
         """Apply a pending spec now (for benchmarks and tests)."""
@@ -70,7 +67,7 @@ class KeyedRenderer:
     def _first_render(self, spec: dict[str, Any]) -> None:
         """The whole screen in one innerHTML, then its nodes indexed by id (an element shown in
         several places is keyed by its first node, the others are copies, as in `_apply`)."""
-        container = bridge.element(self.container_id)
+        container = dom.element(self.container_id)
         container.innerHTML = render_spec(spec)
         self._nodes.clear()
         for node in container.querySelectorAll("[data-sw-id]"):
@@ -81,7 +78,7 @@ class KeyedRenderer:
         try:
             self.flush()
         except Exception as exc:  # never leave an exception inside the browser's frame callback
-            js.console.error("sitewalk renderer: " + "".join(traceback.format_exception(exc)))
+            tasks.log_error("sitewalk renderer: " + "".join(traceback.format_exception(exc)))
 
     def _apply(self, spec: dict[str, Any]) -> None:
         plan = plan_update(self.shown, spec, self._reach)
@@ -90,14 +87,22 @@ class KeyedRenderer:
         self.passes += 1
         if self.shown is None:  # nothing on screen, nothing to keep: one parse of the whole tree
             self._first_render(spec)
-            self.shown, self._reach = spec, plan.reach
-            return
-        elements = spec["elements"]
-        container = bridge.element(self.container_id)
-        focused = bridge._or_none(js.document.activeElement)
-        old_nodes = {key: self._nodes.get(key) for key in plan.top}
-        used: set[str] = set()  # an element in several places: its node once, copies elsewhere
-        for key in plan.dirty:  # children first: their nodes exist when a parent fills its slots
+        else:
+            focused = dom.active_element()
+            old_nodes = {key: self._nodes.get(key) for key in plan.top}
+            self._render_dirty(plan.dirty, spec["elements"])
+            self._put_in_place(plan.top, old_nodes, spec["root"])
+            for key in plan.removed:
+                self._nodes.pop(key, None)
+            if focused is not None and focused.isConnected and not dom.is_active(focused):
+                focused.focus()  # a kept node that moved with a re-rendered parent lost focus: give it back
+        self.shown, self._reach = spec, plan.reach
+
+    def _render_dirty(self, dirty: list[str], elements: dict[str, Any]) -> None:
+        """New nodes for the dirty elements, children first: their nodes exist when a parent fills its
+        slots. An element in several places keeps its node once and gets copies elsewhere."""
+        used: set[str] = set()
+        for key in dirty:
             self._template.innerHTML = shallow_html(key, elements[key])
             node = self._template.content.firstElementChild
             for slot in list(node.querySelectorAll(f"{SLOT_TAG}[data-sw-slot]")):
@@ -106,37 +111,28 @@ class KeyedRenderer:
                 if child_node is None:
                     slot.remove()
                     continue
-                if child in used:
-                    child_node = child_node.cloneNode(True)
+                slot.replaceWith(child_node.cloneNode(True) if child in used else child_node)
                 used.add(child)
-                slot.replaceWith(child_node)
             self._nodes[key] = node
-        root = spec["root"]
-        for key in plan.top:
-            old = old_nodes.get(key)
-            if key == root:
-                continue
-            if old is not None and bridge._or_none(old.parentNode) is not None:
-                old.replaceWith(self._nodes[key])
-        root_node = self._nodes[root]
-        parent = bridge._or_none(root_node.parentNode)  # JS objects: compare nodes, not proxies
-        if parent is None or not container.isSameNode(parent) or container.childNodes.length != 1:
-            container.replaceChildren(root_node)
-        for key in plan.removed:
-            self._nodes.pop(key, None)
-        self.shown, self._reach = spec, plan.reach
-        if focused is not None and focused.isConnected and not focused.isSameNode(js.document.activeElement):
-            focused.focus()  # a kept node that moved with a re-rendered parent lost focus: give it back
 
-    def _on_click(self, event: Any) -> None:
-        target = bridge._or_none(event.target)
-        button = bridge._or_none(target.closest("[data-sw-action]")) if target is not None else None
+    def _put_in_place(self, top: list[str], old_nodes: dict[str, Any], root: str) -> None:
+        """Each top dirty node replaces its old node; the root node becomes the container's only child."""
+        for key in top:
+            old = old_nodes.get(key)
+            if key != root and old is not None and dom.parent(old) is not None:
+                old.replaceWith(self._nodes[key])
+        container = dom.element(self.container_id)
+        root_node = self._nodes[root]
+        parent = dom.parent(root_node)
+        if parent is None or not container.isSameNode(parent) or container.childNodes.length != 1:
+            container.replaceChildren(root_node)  # JS objects: compare nodes (isSameNode), not proxies
+
+    def _on_click(self, event: Any) -> Any:
+        """A click on a `[data-sw-action]` button calls `on_action`; an awaitable it returns runs as a
+        task whose failure is reported (`tasks.handler`)."""
+        target = or_none(event.target)
+        button = dom.closest(target, "[data-sw-action]") if target is not None else None
         if button is None or self.on_action is None:
-            return
-        element_id = str(button.dataset.swId)
-        action = str(button.dataset.swAction)
-        subject = bridge._or_none(button.getAttribute("data-sw-subject")) or ""
-        result = self.on_action(element_id, action, str(subject))
-        if asyncio.iscoroutine(result):
-            task = asyncio.ensure_future(result)
-            task.add_done_callback(bridge._report_failure)
+            return None
+        subject = dom.attribute(button, "data-sw-subject") or ""
+        return self.on_action(str(button.dataset.swId), str(button.dataset.swAction), subject)

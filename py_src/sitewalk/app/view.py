@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import bridge
+from ..bridge import dom
 from ..spec.validate import Issue
 from ..timeline import Checkpoint
 from ..ui.render import render_template
@@ -30,10 +30,10 @@ class DomView:
 
     def reset(self) -> None:
         for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
-            bridge.set_html(node_id, "")
+            dom.set_html(node_id, "")
 
     def status(self, text: str) -> None:
-        bridge.show_status(text)
+        dom.show_status(text)
 
     def agent_text(self, message_id: str, text: str) -> None:
         node = self._child("sw-transcript", "p", "data-message-id", message_id)
@@ -47,27 +47,27 @@ class DomView:
 
     def screen(self, spec: dict[str, Any]) -> None:
         self.renderer.show(spec)
-        bridge.set_html("sw-screen-issues", "")
+        dom.set_html("sw-screen-issues", "")
 
     def action_result(self, element_id: str, status: str) -> None:
         """The agent's answer to a ConfirmButton: done | replayed | refused, on the button."""
-        node = bridge.query(bridge.element("sw-screen"), f'[data-sw-id="{bridge.js.CSS.escape(element_id)}"]')
+        node = dom.query(dom.element("sw-screen"), f'[data-sw-id="{dom.css_escape(element_id)}"]')
         if node is not None:
             node.dataset.swActionState = status
 
     def screen_issues(self, issues: list[Issue]) -> None:
-        bridge.set_html("sw-screen-issues", render_template("issues.j2", issues=issues))
+        dom.set_html("sw-screen-issues", render_template("issues.j2", issues=issues))
 
     def timeline(self, checkpoints: list[Checkpoint]) -> None:
-        bridge.set_html("sw-timeline", render_template("timeline.j2", checkpoints=checkpoints))
+        dom.set_html("sw-timeline", render_template("timeline.j2", checkpoints=checkpoints))
 
     def _child(self, parent_id: str, tag: str, attribute: str, key: str) -> Any:
         """The parent's child keyed by `attribute`, created once and then updated in place."""
-        parent = bridge.element(parent_id)
-        selector = f'{tag}[{attribute}="{bridge.js.CSS.escape(key)}"]'
-        node = bridge.query(parent, selector)
+        parent = dom.element(parent_id)
+        selector = f'{tag}[{attribute}="{dom.css_escape(key)}"]'
+        node = dom.query(parent, selector)
         if node is None:
-            node = bridge.js.document.createElement(tag)
+            node = dom.create(tag)
             node.setAttribute(attribute, key)
             parent.appendChild(node)
         return node

@@ -1,7 +1,7 @@
-"""The browser transport: JS `fetch`, the body's stream reader, a streaming `TextDecoder`.
+"""The Agent Server client's transport in the browser: JS `fetch`, the body's stream reader and a
+streaming `TextDecoder` (`pyfetch` cannot stream, hence plain `fetch`).
 
-Only this module touches `js` / `pyodide.ffi`, and only inside its methods, so importing it
-under CPython is harmless. (`pyfetch` cannot stream, hence plain `fetch`.)
+`sitewalk.agentserver._compat` picks it under Pyodide; `HttpxTransport` is its CPython twin.
 
 Pyodide hangs when Python awaits a promise rejected with a non-Error value; `fetch` rejects
 with a `TypeError` on network failure, which surfaces as a JsException and becomes
@@ -14,8 +14,11 @@ import json as _json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .errors import ServerUnreachable, error_for_status
-from .transport import parse_body
+import js
+from pyodide.ffi import JsException, to_js
+
+from ..agentserver.body import parse_body
+from ..agentserver.errors import ServerUnreachable, error_for_status
 
 __all__ = ["BrowserTransport"]
 
@@ -26,9 +29,6 @@ class BrowserTransport:
 
     @staticmethod
     def _init(method: str, json: Any, headers: dict[str, str] | None, accept: str, signal: Any = None) -> Any:
-        from js import Object
-        from pyodide.ffi import to_js
-
         hdrs = {"Accept": accept}
         init: dict[str, Any] = {"method": method}
         if json is not None:
@@ -38,23 +38,18 @@ class BrowserTransport:
         init["headers"] = hdrs
         if signal is not None:
             init["signal"] = signal
-        return to_js(init, dict_converter=Object.fromEntries)
+        return to_js(init, dict_converter=js.Object.fromEntries)
 
     @staticmethod
     async def _fetch(url: str, init: Any) -> Any:
-        from js import fetch
-        from pyodide.ffi import JsException
-
         try:
-            return await fetch(url, init)
+            return await js.fetch(url, init)
         except JsException as exc:  # TypeError: Failed to fetch
             raise ServerUnreachable(url, str(exc)) from exc
 
     async def request(
         self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
-        from pyodide.ffi import JsException
-
         response = await self._fetch(url, self._init(method, json, headers, "application/json"))
         try:
             text = await response.text()
@@ -65,9 +60,6 @@ class BrowserTransport:
     async def stream(
         self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
-        import js
-        from pyodide.ffi import JsException, to_js
-
         controller = js.AbortController.new()
         self._controllers.append(controller)
         try:

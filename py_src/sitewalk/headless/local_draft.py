@@ -1,7 +1,7 @@
 """`read_local_draft` / `save_local_draft`: the inspector's draft, kept in an async key-value store.
 
-In the browser the store is IndexedDB (`bridge.IndexedDbStore`); in tests `MemoryStore`. A draft
-is stored as the JSON text of a `ReadLocalDraftResult`. Drafts written by older versions of the
+In the browser the store is IndexedDB (`sitewalk.bridge.storage.IndexedDbStore`); in tests
+`MemoryStore`. A draft is stored as the JSON text of a `ReadLocalDraftResult`. Drafts written by older versions of the
 app into localStorage are moved over once, on first read, as they are (so a corrupt one still
 reads as corrupt, naming its key).
 """
