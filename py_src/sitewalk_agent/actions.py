@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ActionLedger", "authorize", "expected_actions", "work_order_id"]
+__all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "expected_actions", "unwrap_press",
+           "work_order_id"]
 
 NAMESPACE = ("sitewalk", "ui_actions")
 WORK_ORDERS = ("sitewalk", "work_orders")
@@ -36,7 +37,7 @@ def authorize(ui_spec: dict[str, Any] | None, request: Any) -> str | None:
     if not isinstance(request, dict) or request.get("type") != "ui_action":
         return "not a ui_action request"
     identity = (ui_spec or {}).get("identity") or {}
-    asked = request.get("identity") if isinstance(request.get("identity"), dict) else {}
+    asked: dict[str, Any] = request["identity"] if isinstance(request.get("identity"), dict) else {}
     if not identity.get("tool_call_id") or asked.get("tool_call_id") != identity.get("tool_call_id"):
         return "the action is for a screen that is not the current one"
     expected = expected_actions(ui_spec).get(str(request.get("element_id") or ""))
@@ -83,3 +84,54 @@ class ActionLedger:
                 return {"work_order": order_id, "created": False}
             await self._store.aput(WORK_ORDERS, order_id.replace(".", "_"), record)
         return {"work_order": order_id, "created": True}
+
+
+def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:
+    """The interrupt that asks the browser for a ConfirmButton press on the screen on record."""
+    spec = ui_spec or {}
+    return {"type": "ui_action_request", "identity": spec.get("identity"),
+            "actions": [{"element_id": key, **value} for key, value in expected_actions(spec).items()]}
+
+
+def unwrap_press(resume: Any) -> Any:
+    """The press from a resume value: bare, or keyed by interrupt id as the SDK sends it."""
+    if isinstance(resume, dict) and resume.get("type") != "ui_action" and len(resume) == 1:
+        return next(iter(resume.values()))
+    return resume
+
+
+async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger) -> tuple[dict[str, Any], str]:
+    """Authorize a press against the state, perform it once; the state update and what the agent says.
+
+    A refused press, and a replay of a recorded key, change nothing and say nothing ("").
+    """
+    ui_spec = state.get("ui_spec") or {}
+    reason = authorize(ui_spec, request)
+    base = {k: request.get(k) for k in ("action", "element_id", "idempotency_key")} if isinstance(request, dict) else {}
+    if reason:
+        return {"ui_action_result": {**base, "status": "refused", "reason": reason}}, ""
+    key = request["idempotency_key"]
+    recorded = await ledger.get(key)
+    if recorded is not None:  # a replay: answer what was done, change nothing
+        return {"ui_action_result": {**recorded, "status": "replayed"}}, ""
+    button = expected_actions(ui_spec)[request["element_id"]]
+    reference = _reference(request, button, state.get("inspection_id"))
+    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"]}
+    result = await ledger.perform(request["action"], reference, record)
+    record = {**record, "result": result}
+    await ledger.put(key, record)
+    update = {"ui_actions": [*(state.get("ui_actions") or []), record],
+              "ui_action_result": {**record, "status": "done"}}
+    return update, _said(request["action"], reference, result)
+
+
+def _reference(request: dict[str, Any], button: dict[str, str], inspection_id: str | None) -> str:
+    if request["action"] == "create_work_order":
+        return work_order_id(inspection_id, button["subject"], request["element_id"])
+    return f"{request['action']}:{inspection_id or 'unknown'}:{button['subject'] or request['element_id']}"
+
+
+def _said(action: str, reference: str, result: dict[str, Any]) -> str:
+    if action != "create_work_order":
+        return f"Done: {action.replace('_', ' ')} ({reference})."
+    return f"Work order {reference} created." if result.get("created") else f"Work order {reference} already exists."

@@ -41,7 +41,8 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
         if _refusals_in_a_row(history) < MAX_REPAIRS:
             update["messages"] = [_refusal(found)]
         return update
-    ui_spec = record_screen(spec, on_record, message_id=str(message.id), tool_call_id=inline_spec_call_id(str(message.id)))
+    message_id = str(message.id)
+    ui_spec = record_screen(spec, on_record, message_id=message_id, tool_call_id=inline_spec_call_id(message_id))
     return {"ui_spec": ui_spec, "ui_issues": []}
 
 

@@ -23,8 +23,10 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
 - `slow-ui`: the draft's screen is a bigger one (`inspection_screen`: a Stack with the card, fields,
   a checklist and a ConfirmButton), its arguments streamed slowly (the graph paces them) so a
   browser can watch it build up;
-- `confirm`: the same bigger screen, at full speed; its ConfirmButton's action is awaited by the
-  graph's `await_action` node.
+- `confirm`: the same bigger screen, at full speed; its ConfirmButton's press is awaited by the
+  agent's `UiActionsMiddleware`.
+- `parallel`: one message that calls `read_local_draft` and `get_current_location` at once (both
+  pending together, answered in one resume), then the card, saying where the device is.
 - `patch-ui`: the bigger screen written inline, as JSON-patch lines in the text after a sentence
   (json-render's inline mode), paced like `slow-ui`;
 - with any scenario, `pace_ms=N` in the message puts N ms between streamed fragments;
@@ -39,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage, message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import is_refusal
 
 __all__ = ["ScriptedInspectionModel", "Turn", "fragment", "new_id", "plan_turn"]
@@ -60,11 +62,6 @@ _ID_PATTERNS = (
     re.compile(r"\b(inspection[-_][A-Za-z0-9_-]{1,53})", re.IGNORECASE),
     re.compile(r"\binspection\s+#?([A-Za-z0-9][A-Za-z0-9_-]{0,63})", re.IGNORECASE),
 )
-
-
-def new_id(prefix: str) -> str:
-    """A fresh id, unique across threads, forks and replays (the SDK never answers an id twice)."""
-    return f"{prefix}_{uuid.uuid4().hex[:24]}"
 
 
 def fragment(text: str, sizes: Sequence[int] = FRAGMENT_SIZES) -> list[str]:
@@ -88,15 +85,24 @@ def find_inspection_id(text: str) -> str | None:
 
 
 class Turn:
-    """What the model says in one turn: some text and at most one tool call."""
+    """What the model says in one turn: some text and its tool calls (name, args), in order."""
 
-    def __init__(self, text: str = "", tool: str | None = None, args: dict[str, Any] | None = None):
+    def __init__(self, text: str = "", tool: str | None = None, args: dict[str, Any] | None = None,
+                 calls: Sequence[tuple[str, dict[str, Any]]] = ()):
         self.text = text
-        self.tool = tool
-        self.args = args
+        self.calls: list[tuple[str, dict[str, Any]]] = [(tool, args or {})] if tool else list(calls)
+
+    @property
+    def tool(self) -> str | None:
+        """The first call's tool name (None: a turn without tool calls)."""
+        return self.calls[0][0] if self.calls else None
+
+    @property
+    def args(self) -> dict[str, Any] | None:
+        return self.calls[0][1] if self.calls else None
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Turn(text={self.text!r}, tool={self.tool!r}, args={self.args!r})"
+        return f"Turn(text={self.text!r}, calls={self.calls!r})"
 
 
 def _content_text(message: BaseMessage) -> str:
@@ -247,106 +253,157 @@ def _device_summary(tool: str, outcome: dict[str, Any]) -> str:
             f"sha256 {result.get('sha256')}).")
 
 
+ASK_FOR_ID = "Which inspection should I open? Say e.g. 'Start inspection inspection-42'."
+
+
 def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
     """Decide the next turn from the conversation (pure; the tests call it directly)."""
     if not messages:
-        return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
+        return Turn(ASK_FOR_ID)
     last = messages[-1]
     if isinstance(last, ToolMessage):
-        try:
-            outcome = json.loads(_content_text(last))
-        except ValueError:
-            outcome = {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
-        if not isinstance(outcome, dict):
-            outcome = {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
-        inspection_id = _last_inspection_id(messages[:-1]) or "the inspection"
-        scenario = scenario_of(messages)
-        if last.name == "measure_noise_level":
-            if outcome.get("ok"):
-                noise = f"The site measures {(outcome.get('result') or {}).get('decibels')} dB(A)."
-            else:
-                noise = f"I could not measure the noise level ({(outcome.get('error') or {}).get('code', 'internal')})."
-            return Turn(f"{noise} Looking up the draft for {inspection_id}.", "read_local_draft",
-                        {"inspection_id": inspection_id})
-        if last.name in ("get_current_location", "attach_photo"):
-            said = _device_summary(last.name, outcome)
-            return Turn(f"{said} Looking up the draft for {inspection_id}.", "read_local_draft",
-                        {"inspection_id": inspection_id})
-        if last.name == "read_local_draft":
-            if outcome.get("ok"):
-                draft = dict(outcome.get("result") or {})
-                draft.setdefault("inspection_id", inspection_id)
-                if scenario == "patch-ui":
-                    return Turn(inline_text(f"Here is the screen for {inspection_id}.",
-                                            patch_lines(inspection_screen(draft))))
-                screen = inspection_screen(draft) if scenario in ("slow-ui", "confirm") else card_spec(draft)
-                return Turn("", "render_ui", screen)
-            error = outcome.get("error") or {}
-            code = error.get("code", "internal")
-            message = error.get("message", "")
-            return Turn(f"I could not read the draft for {inspection_id}: {code} — {message}")
-        if last.name == "render_ui":
-            screens_sent = sum(1 for m in messages if isinstance(m, ToolMessage) and m.name == "render_ui")
-            if outcome.get("ok") and scenario == "bad-ui" and screens_sent == 1:
-                shown = next(c["args"] for m in reversed(messages) for c in getattr(m, "tool_calls", None) or []
-                             if c.get("name") == "render_ui")
-                return Turn("", "render_ui", broken_spec(shown))
-            if outcome.get("ok") and scenario in ("patch-edit", "bad-patch") and screens_sent == 1:
-                return Turn(inline_text("The photos show more corrosion than the draft says: raising the risk.",
-                                        risk_edit("high", broken=scenario == "bad-patch")))
-            if outcome.get("ok"):
-                return Turn(f"The card for {inspection_id} is on screen.")
-            issues = outcome.get("issues") or []
-            codes = ", ".join(sorted({str(i.get("code", "?")) for i in issues if isinstance(i, dict)})) or "invalid"
-            return Turn(f"The screen for {inspection_id} was rejected ({codes}).")
-        return Turn(f"I have no step for the tool {last.name!r}.")
+        return _after_tools(messages)
     if is_refusal(last):  # our own inline screen was refused: say so, do not try again
         found = re.findall(r'"code":"([a-z_]+)"', _content_text(last))
         return Turn(f"That change to the screen was refused ({', '.join(sorted(set(found))) or 'invalid'}); "
                     "the screen stays as it was.")
     if isinstance(last, HumanMessage):
-        inspection_id = find_inspection_id(_content_text(last))
-        if not inspection_id:
-            return Turn("Which inspection should I open? Say e.g. 'Start inspection inspection-42'.")
-        scenario = scenario_of(messages)
-        if scenario == "unknown-tool":
-            return Turn("First I will measure the noise level at the site.", "measure_noise_level", {"duration_s": 3})
-        if scenario == "locate":
-            found = _TIMEOUT_MS.search(_content_text(last))
-            timeout_ms = min(max(int(found.group(1)), 1), 60_000) if found else 10_000
-            return Turn("First I will check where the inspection takes place.", "get_current_location",
-                        {"purpose": f"Record where inspection {inspection_id} is carried out.",
-                         "timeout_ms": timeout_ms})
-        if scenario == "photo":
-            return Turn("First I need a photo of the site.", "attach_photo",
-                        {"purpose": f"Attach a photo of the site to inspection {inspection_id}."})
-        return Turn(f"Looking up the draft for {inspection_id}.", "read_local_draft", {"inspection_id": inspection_id})
+        return _opening(messages, last)
     return Turn("Done.")
 
 
+def _opening(messages: Sequence[BaseMessage], last: HumanMessage) -> Turn:
+    """The first turn after the inspector spoke: the scenario's first tool, or the draft."""
+    inspection_id = find_inspection_id(_content_text(last))
+    if not inspection_id:
+        return Turn(ASK_FOR_ID)
+    scenario = scenario_of(messages)
+    read = ("read_local_draft", {"inspection_id": inspection_id})
+    if scenario == "unknown-tool":
+        return Turn("First I will measure the noise level at the site.", "measure_noise_level", {"duration_s": 3})
+    if scenario in ("locate", "parallel"):
+        found = _TIMEOUT_MS.search(_content_text(last))
+        timeout_ms = min(max(int(found.group(1)), 1), 60_000) if found else 10_000
+        locate = ("get_current_location", {"purpose": f"Record where inspection {inspection_id} is carried out.",
+                                           "timeout_ms": timeout_ms})
+        if scenario == "parallel":  # both device tools in one message: they run at once
+            return Turn(f"Reading the draft for {inspection_id} and locating the device at once.", calls=[read, locate])
+        return Turn("First I will check where the inspection takes place.", *locate)
+    if scenario == "photo":
+        return Turn("First I need a photo of the site.", "attach_photo",
+                    {"purpose": f"Attach a photo of the site to inspection {inspection_id}."})
+    return Turn(f"Looking up the draft for {inspection_id}.", *read)
+
+
+def _outcome(message: ToolMessage) -> dict[str, Any]:
+    try:
+        outcome = json.loads(_content_text(message))
+    except ValueError:
+        outcome = None
+    if not isinstance(outcome, dict):
+        return {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
+    return outcome
+
+
+def _answered_together(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
+    """The tool results since the last AI message (all calls of one message, answered together)."""
+    found: list[ToolMessage] = []
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            break
+        found.append(message)
+    return found[::-1]
+
+
+def _after_tools(messages: Sequence[BaseMessage]) -> Turn:
+    """The turn after tool results: what the last tool (or, of several, the draft) answered decides."""
+    answered = _answered_together(messages)
+    main = next((m for m in answered if m.name == "read_local_draft"), answered[-1])
+    said = " ".join(_device_summary(m.name or "", _outcome(m)) for m in answered
+                    if m is not main and m.name in ("get_current_location", "attach_photo"))
+    inspection_id = _last_inspection_id(messages[: len(messages) - len(answered)]) or "the inspection"
+    context = _Context(messages, inspection_id, scenario_of(messages), _outcome(main))
+    step = _AFTER.get(main.name or "")
+    turn = step(context) if step else Turn(f"I have no step for the tool {main.name!r}.")
+    if said:
+        turn.text = f"{said} {turn.text}".strip()
+    return turn
+
+
+class _Context:
+    def __init__(self, messages: Sequence[BaseMessage], inspection_id: str, scenario: str | None,
+                 outcome: dict[str, Any]) -> None:
+        self.messages, self.inspection_id, self.scenario, self.outcome = messages, inspection_id, scenario, outcome
+
+    def read_draft(self, said: str) -> Turn:
+        return Turn(f"{said} Looking up the draft for {self.inspection_id}.", "read_local_draft",
+                    {"inspection_id": self.inspection_id})
+
+
+def _after_noise(c: _Context) -> Turn:
+    if c.outcome.get("ok"):
+        return c.read_draft(f"The site measures {(c.outcome.get('result') or {}).get('decibels')} dB(A).")
+    code = (c.outcome.get("error") or {}).get("code", "internal")
+    return c.read_draft(f"I could not measure the noise level ({code}).")
+
+
+def _after_device(tool: str) -> Any:
+    return lambda c: c.read_draft(_device_summary(tool, c.outcome))
+
+
+def _after_draft(c: _Context) -> Turn:
+    if not c.outcome.get("ok"):
+        error = c.outcome.get("error") or {}
+        return Turn(f"I could not read the draft for {c.inspection_id}: "
+                    f"{error.get('code', 'internal')} — {error.get('message', '')}")
+    draft = dict(c.outcome.get("result") or {})
+    draft.setdefault("inspection_id", c.inspection_id)
+    if c.scenario == "patch-ui":
+        return Turn(inline_text(f"Here is the screen for {c.inspection_id}.", patch_lines(inspection_screen(draft))))
+    screen = inspection_screen(draft) if c.scenario in ("slow-ui", "confirm") else card_spec(draft)
+    return Turn("", "render_ui", screen)
+
+
+def _after_render(c: _Context) -> Turn:
+    screens_sent = sum(1 for m in c.messages if isinstance(m, ToolMessage) and m.name == "render_ui")
+    if c.outcome.get("ok") and c.scenario == "bad-ui" and screens_sent == 1:
+        shown = next(call["args"] for m in reversed(c.messages) for call in getattr(m, "tool_calls", None) or []
+                     if call.get("name") == "render_ui")
+        return Turn("", "render_ui", broken_spec(shown))
+    if c.outcome.get("ok") and c.scenario in ("patch-edit", "bad-patch") and screens_sent == 1:
+        return Turn(inline_text("The photos show more corrosion than the draft says: raising the risk.",
+                                risk_edit("high", broken=c.scenario == "bad-patch")))
+    if c.outcome.get("ok"):
+        return Turn(f"The card for {c.inspection_id} is on screen.")
+    issues = c.outcome.get("issues") or []
+    codes = ", ".join(sorted({str(i.get("code", "?")) for i in issues if isinstance(i, dict)})) or "invalid"
+    return Turn(f"The screen for {c.inspection_id} was rejected ({codes}).")
+
+
+_AFTER = {
+    "measure_noise_level": _after_noise,
+    "get_current_location": _after_device("get_current_location"),
+    "attach_photo": _after_device("attach_photo"),
+    "read_local_draft": _after_draft,
+    "render_ui": _after_render,
+}
+
+
 def turn_chunks(turn: Turn, *, message_id: str | None = None, tool_call_id: str | None = None) -> list[AIMessageChunk]:
-    """The turn as a provider would stream it. The last chunk carries chunk_position='last'."""
+    """The turn as a provider would stream it. The last chunk carries chunk_position='last'.
+
+    Each tool call streams under its own `index`, one call after the other; `tool_call_id` names
+    the first call (tests), the others get fresh ids."""
     message_id = message_id or new_id("msg")
     chunks: list[AIMessageChunk] = [AIMessageChunk(content=piece, id=message_id) for piece in fragment(turn.text)]
-    if turn.tool:
-        call_id = tool_call_id or new_id("call")
-        args = json.dumps(turn.args or {}, ensure_ascii=False, separators=(",", ":"))
-        for k, piece in enumerate(fragment(args) or [""]):
-            chunks.append(
-                AIMessageChunk(
-                    content="",
-                    id=message_id,
-                    tool_call_chunks=[
-                        {
-                            "index": 0,
-                            "id": call_id if k == 0 else None,
-                            "name": turn.tool if k == 0 else None,
-                            "args": piece,
-                            "type": "tool_call_chunk",
-                        }
-                    ],
-                )
-            )
+    for index, (tool, args) in enumerate(turn.calls):
+        call_id = (tool_call_id if index == 0 else None) or new_id("call")
+        text = json.dumps(args or {}, ensure_ascii=False, separators=(",", ":"))
+        for k, piece in enumerate(fragment(text) or [""]):
+            first = k == 0
+            chunks.append(AIMessageChunk(content="", id=message_id, tool_call_chunks=[{
+                "index": index, "id": call_id if first else None, "name": tool if first else None,
+                "args": piece, "type": "tool_call_chunk"}]))
     if not chunks:
         chunks.append(AIMessageChunk(content="", id=message_id))
     chunks[-1].chunk_position = "last"
@@ -360,9 +417,11 @@ class ScriptedInspectionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "sitewalk-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedInspectionModel:
-        # The script knows its tools; accept and ignore the schemas.
-        return self
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        # The script knows its tools; accept and ignore the schemas. Pacing (fragment_delay, set by
+        # the graph's model settings) is bound like any model setting.
+        delay = kwargs.get("fragment_delay")
+        return self.bind(fragment_delay=delay) if delay else self
 
     def _chunks(self, messages: list[BaseMessage]) -> list[AIMessageChunk]:
         return turn_chunks(plan_turn(messages))

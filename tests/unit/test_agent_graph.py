@@ -9,10 +9,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT
+from sitewalk.contracts.tools import READ_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.spec.model import Spec
 from sitewalk.spec.validate import validate_spec
 from sitewalk_agent import graph as G
+from sitewalk_agent.headless import run_headless_call
+from sitewalk_agent.screens import render_ui_update
 from sitewalk_agent.scripted_model import (
     FRAGMENT_SIZES,
     ScriptedInspectionModel,
@@ -24,6 +26,7 @@ from sitewalk_agent.scripted_model import (
 )
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
+READ_CALL = {"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
 
 
 def _assemble(chunks):
@@ -71,8 +74,9 @@ def test_read_call_fragments_assemble_to_exact_args():
 def test_render_call_fragments_assemble_to_exact_spec():
     conversation = [
         HumanMessage("Start inspection inspection-42"),
-        AIMessage("", tool_calls=[{"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}]),
-        ToolMessage(json.dumps(ok_result("read_local_draft", "call_a", DRAFT)), tool_call_id="call_a", name="read_local_draft"),
+        AIMessage("", tool_calls=[READ_CALL]),
+        ToolMessage(json.dumps(ok_result("read_local_draft", "call_a", DRAFT)), tool_call_id="call_a",
+                    name="read_local_draft"),
     ]
     turn = plan_turn(conversation)
     assert turn.tool == "render_ui" and turn.args == card_spec(DRAFT)
@@ -111,7 +115,7 @@ def test_ids_are_unique():
 def test_script_failure_and_closing_and_no_id():
     base = [
         HumanMessage("Start inspection inspection-42"),
-        AIMessage("", tool_calls=[{"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}]),
+        AIMessage("", tool_calls=[READ_CALL]),
     ]
     failed = ToolMessage(
         json.dumps(error_result("read_local_draft", "call_a", "not_found", "no draft on this device")),
@@ -180,25 +184,25 @@ def test_graph_failures_become_typed_tool_errors(answer, code):
 
 def test_render_ui_rejects_invalid_spec():
     call = {"id": "call_x", "name": "render_ui", "args": {"root": "a", "elements": {"a": {"type": "Marquee"}}}}
-    message, update = G.run_render_ui(call, {}, "msg_1")
+    message, update = render_ui_update(call, None, "msg_1")
     body = json.loads(message.content)
     assert message.status == "error" and body["ok"] is False and update == {}
     assert [i["code"] for i in body["issues"]] == ["unknown_type"]
-    message, _ = G.run_render_ui({**call, "args": {"root": 3}}, {}, "msg_1")
+    message, _ = render_ui_update({**call, "args": {"root": 3}}, None, "msg_1")
     assert {i["code"] for i in json.loads(message.content)["issues"]} == {"invalid_shape"}
 
 
 def test_render_ui_revision_increments():
     call = {"id": "call_x", "name": "render_ui", "args": card_spec(DRAFT)}
-    _, first = G.run_render_ui(call, {}, "msg_1")
-    _, second = G.run_render_ui({**call, "id": "call_y"}, first, "msg_2")
+    _, first = render_ui_update(call, None, "msg_1")
+    _, second = render_ui_update({**call, "id": "call_y"}, first["ui_spec"], "msg_2")
     assert first["ui_spec"]["identity"]["revision"] == 1
     assert second["ui_spec"]["identity"] == {"message_id": "msg_2", "tool_call_id": "call_y", "revision": 2}
 
 
 def test_contract_mismatch_skips_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
-    message, _ = asyncio.run(G.run_headless_tool(READ_LOCAL_DRAFT, call, {"client_tools": {"read_local_draft": "0" * 16}}))
+    message = asyncio.run(run_headless_call(READ_LOCAL_DRAFT, call, {"client_tools": {"read_local_draft": "0" * 16}}))
     body = json.loads(message.content)
     assert body["error"]["code"] == "contract_mismatch"
     assert body["error"]["detail"]["server_digest"] == READ_LOCAL_DRAFT.digest
@@ -206,7 +210,7 @@ def test_contract_mismatch_skips_the_browser():
 
 def test_invalid_args_skip_the_browser():
     call = {"id": "call_x", "name": "read_local_draft", "args": {"inspection_id": "no spaces allowed"}}
-    message, _ = asyncio.run(G.run_headless_tool(READ_LOCAL_DRAFT, call, {}))
+    message = asyncio.run(run_headless_call(READ_LOCAL_DRAFT, call, {}))
     assert json.loads(message.content)["error"]["code"] == "invalid_args"
 
 
@@ -256,17 +260,19 @@ def test_replay_reuses_the_ledger_in_process():
         waiting = await graph.aget_state(config)
         [pending] = waiting.interrupts
         call_id = pending.value["tool_call"]["id"]
-        await graph.ainvoke(Command(resume={pending.id: {call_id: ok_result("read_local_draft", call_id, DRAFT)}}), config)
+        answer = {call_id: ok_result("read_local_draft", call_id, DRAFT)}
+        await graph.ainvoke(Command(resume={pending.id: answer}), config)
         await graph.ainvoke(None, waiting.config)  # replay from the checkpoint that waited
         state = await graph.aget_state(config)
         assert not state.interrupts and not state.next
-        answers = [m.artifact for m in state.values["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
+        answers = [m.artifact for m in state.values["messages"]
+                   if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
         assert answers == [{"answered_by": "ledger"}]
 
     asyncio.run(go())
 
 
-def test_two_headless_calls_in_one_message_interrupt_one_after_the_other():
+def test_two_headless_calls_in_one_message_are_pending_at_once_and_answered_in_one_command():
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
@@ -278,36 +284,59 @@ def test_two_headless_calls_in_one_message_interrupt_one_after_the_other():
             {"id": "call_one", "name": "read_local_draft", "args": {"inspection_id": "inspection-1"}},
             {"id": "call_two", "name": "read_local_draft", "args": {"inspection_id": "inspection-2"}},
         ]
-        await graph.aupdate_state(config, {"messages": [HumanMessage("compare"), AIMessage("", tool_calls=calls, id="msg_x")]}, as_node="agent")
-        seen = []
-        command = None
-        for _ in range(3):
-            await graph.ainvoke(command, config)
-            state = await graph.aget_state(config)
-            if not state.interrupts:
-                break
-            [pending] = state.interrupts
-            cid = pending.value["tool_call"]["id"]
-            seen.append((pending.id, cid))
-            draft = {**DRAFT, "inspection_id": pending.value["tool_call"]["args"]["inspection_id"]}
-            command = Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, draft)}})
-        assert [cid for _, cid in seen] == ["call_one", "call_two"]
-        assert len({iid for iid, _ in seen}) == 2
+        message = AIMessage("", tool_calls=calls, id="msg_x")
+        await graph.aupdate_state(config, {"messages": [HumanMessage("compare"), message]}, as_node="model")
+        await graph.ainvoke(None, config)
+        state = await graph.aget_state(config)
+        assert state.next == ("tools", "tools")
+        pending = {i.value["tool_call"]["id"]: i for i in state.interrupts}
+        assert sorted(pending) == ["call_one", "call_two"] and len({i.id for i in state.interrupts}) == 2
+        answers = {i.id: {cid: ok_result("read_local_draft", cid, {**DRAFT, **i.value["tool_call"]["args"]})}
+                   for cid, i in pending.items()}
+        await graph.ainvoke(Command(resume=answers), config)  # one command answers both
+        state = await graph.aget_state(config)
+        assert not state.interrupts
         tool_messages = [m for m in state.values["messages"] if isinstance(m, ToolMessage)]
-        assert [m.tool_call_id for m in tool_messages[:2]] == ["call_one", "call_two"]
-        assert all(json.loads(m.content)["ok"] for m in tool_messages[:2])
+        assert sorted(m.tool_call_id for m in tool_messages[:2]) == ["call_one", "call_two"]
+        assert all(json.loads(m.content)["ok"] and m.artifact == {"answered_by": "browser"} for m in tool_messages[:2])
 
     asyncio.run(go())
 
 
 def test_invalid_tool_call_json_is_answered():
+    from langgraph.checkpoint.memory import InMemorySaver
+
     async def go():
-        bad = AIMessage("", invalid_tool_calls=[{"id": "call_bad", "name": "render_ui", "args": "{oops", "error": "bad json", "type": "invalid_tool_call"}])
-        assert G.route_after_agent({"messages": [bad]}) == "tools"
-        out = await G.tools({"messages": [bad]}, {"configurable": {}})
-        [message] = out["messages"]
+        graph = G.build_graph()
+        graph.checkpointer = InMemorySaver()
+        config = {"configurable": {"thread_id": "t-bad-json"}}
+        bad = AIMessage("", id="msg_bad", invalid_tool_calls=[
+            {"id": "call_bad", "name": "render_ui", "args": "{oops", "error": "bad json", "type": "invalid_tool_call"}])
+        await graph.aupdate_state(config, {"messages": [HumanMessage("Start inspection inspection-42"), bad]},
+                                  as_node="model")
+        await graph.ainvoke(None, config)
+        messages = (await graph.aget_state(config)).values["messages"]
+        [message] = [m for m in messages if isinstance(m, ToolMessage)]
         assert message.tool_call_id == "call_bad" and message.status == "error"
         assert json.loads(message.content)["error"]["code"] == "invalid_args"
+        assert isinstance(messages[-1], AIMessage) and messages[-1].id != "msg_bad"  # the model was asked again
+
+    asyncio.run(go())
+
+
+def test_a_call_to_a_tool_nobody_has_is_answered_not_implemented():
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    async def go():
+        graph = G.build_graph()
+        graph.checkpointer = InMemorySaver()
+        config = {"configurable": {"thread_id": "t-no-tool"}}
+        ghost = AIMessage("", id="msg_g", tool_calls=[{"id": "call_g", "name": "teleport", "args": {}}])
+        await graph.aupdate_state(config, {"messages": [HumanMessage("hi"), ghost]}, as_node="model")
+        await graph.ainvoke(None, config)
+        messages = (await graph.aget_state(config)).values["messages"]
+        [message] = [m for m in messages if isinstance(m, ToolMessage)]
+        assert json.loads(message.content)["error"]["code"] == "not_implemented"
 
     asyncio.run(go())
 
@@ -341,7 +370,8 @@ def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
     assert turn.tool == "render_ui"
     assert [i.code for i in validate_spec(turn.args)] == ["unknown_type"]
     rejected = ToolMessage('{"ok": false, "issues": [{"code": "unknown_type"}]}', tool_call_id="c3", name="render_ui")
-    closing = plan_turn([human, shown, accepted, AIMessage("", tool_calls=[{"id": "c3", "name": "render_ui", "args": turn.args}]), rejected])
+    again = AIMessage("", tool_calls=[{"id": "c3", "name": "render_ui", "args": turn.args}])
+    closing = plan_turn([human, shown, accepted, again, rejected])
     assert closing.tool is None and "unknown_type" in closing.text
 
 
@@ -392,7 +422,7 @@ def test_graph_interrupts_for_the_location_in_the_locate_scenario():
         await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-21 script: locate")]}, config)
         [pending] = (await graph.aget_state(config)).interrupts
         assert pending.value["tool_call"]["name"] == "get_current_location"
-        assert pending.value["contract"]["digest"] == G.TOOL_CONTRACTS["get_current_location"].digest
+        assert pending.value["contract"]["digest"] == TOOL_CONTRACTS["get_current_location"].digest
 
     asyncio.run(go())
 
@@ -420,7 +450,8 @@ def test_scenario_patch_ui_writes_the_screen_inline_and_the_graph_keeps_it():
     assert values["ui_issues"] == []
 
 
-@pytest.mark.parametrize("scenario, level, issues", [("patch-edit", "high", []), ("bad-patch", "high", ["invalid_patch"])])
+@pytest.mark.parametrize("scenario, level, issues",
+                         [("patch-edit", "high", []), ("bad-patch", "high", ["invalid_patch"])])
 def test_scenarios_that_edit_the_card_with_patch_lines(scenario, level, issues):
     values, _ = asyncio.run(_drive(lambda cid: {cid: ok_result("read_local_draft", cid, {**DRAFT, "risk": "low"})},
                                    f"Start inspection inspection-42 script: {scenario}"))
@@ -458,7 +489,12 @@ def test_a_model_that_keeps_sending_bad_patches_is_told_at_most_max_repairs_time
         history = [*history, bad, *update.get("messages", [])]
     notices = [m for m in history if isinstance(m, HumanMessage) and m.name]
     assert len(notices) == MAX_REPAIRS
-    assert G.route_after_agent({"messages": history}) == G.END
+    from sitewalk_agent.middleware import GenerativeUiMiddleware
+
+    # in the agent: the refusals send the model back while repairs are left, then the turn ends
+    middleware = GenerativeUiMiddleware()
+    assert middleware.after_model({"messages": [history[0], bad]}, None)["jump_to"] == "model"
+    assert "jump_to" not in middleware.after_model({"messages": [*history, bad]}, None)
 
 
 def test_pace_ms_in_the_first_message_sets_the_fragment_pacing():

@@ -1,0 +1,143 @@
+"""Headless tools as ordinary LangChain tools: the server owns the contract, the browser runs the body.
+
+`headless_tool(contract)` is a `StructuredTool` whose body checks the call and then interrupts
+with the shape of the official SDK and the source article:
+
+    {"type": "tool", "tool_call": {"id", "name", "args"}, "contract": {"protocol", "digest"}}
+
+The resume value is `{tool_call_id: value}` (the SDK's shape; a bare value is accepted too), where
+`value` is Sitewalk's typed envelope or the SDK's `{"error": "..."}`. Before asking, the body checks
+the arguments against the contract (`invalid_args`) and the client's contract digest from the
+handshake (`client_tools` in state: `contract_mismatch`), and looks the call up in the outcome
+ledger (a replay reuses the recorded answer). The answer is checked against the result model.
+Every outcome is a `ToolMessage` whose content is the typed envelope, so the model always gets
+JSON it can read, never a stack trace.
+
+Tool calls of one AI message run in parallel (LangChain's `ToolNode`), so two headless calls are
+pending at once and one resume command answers both.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain.tools import ToolRuntime
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.types import Command, interrupt
+from pydantic import ValidationError
+
+from sitewalk.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
+from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
+from sitewalk_agent.ids import new_id
+from sitewalk_agent.ledger import OutcomeLedger
+
+__all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
+
+MAX_MESSAGE = 2000
+
+
+def tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool, answered_by: str = "server") -> ToolMessage:
+    """The tool's result for the model. `artifact.answered_by`: server | browser | ledger (a replay)."""
+    return ToolMessage(
+        content=json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+        tool_call_id=call["id"],
+        name=call["name"],
+        status="success" if ok else "error",
+        artifact={"answered_by": answered_by},
+        id=new_id("msg"),
+    )
+
+
+def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolFailure:
+    return ToolFailure(tool=call["name"], tool_call_id=call["id"],
+                       error=ToolError(code=code, message=message[:MAX_MESSAGE], detail=detail))
+
+
+def _refused(call: dict[str, Any], outcome: ToolFailure) -> ToolMessage:
+    return tool_message(call, outcome.model_dump(mode="json"), False)
+
+
+def _precheck(contract: ToolContract, call: dict[str, Any], state: dict[str, Any]) -> ToolMessage | dict[str, Any]:
+    """The call's checked arguments, or the refusal that ends it before the browser is asked."""
+    try:
+        args = contract.args.model_validate(call.get("args") or {}).model_dump(mode="json")
+    except ValidationError as exc:
+        return _refused(call, failure(call, ErrorCode.invalid_args, f"invalid arguments: {exc.errors()[0]['msg']}"))
+    client_digest = (state.get("client_tools") or {}).get(contract.name)
+    if client_digest and client_digest != contract.digest:
+        return _refused(call, failure(call, ErrorCode.contract_mismatch,
+                                      f"the client implements another version of {contract.name}",
+                                      server_digest=contract.digest, client_digest=client_digest))
+    return args
+
+
+def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: Any) -> ToolSuccess | ToolFailure:
+    """The browser's (or the SDK's) answer as a typed envelope, its result checked by the contract."""
+    tool_call_id = call["id"]
+    # The official SDK resumes with {tool_call_id: value}; accept a bare value too.
+    value = resume[tool_call_id] if isinstance(resume, dict) and tool_call_id in resume else resume
+    outcome = parse_result(value, tool=contract.name, tool_call_id=tool_call_id)
+    if outcome.tool_call_id != tool_call_id:
+        return failure(call, ErrorCode.serialization_failed, f"the answer is for tool call {outcome.tool_call_id!r}")
+    if not outcome.ok:
+        return outcome
+    try:
+        result = contract.result.model_validate(outcome.result)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "result"
+        return failure(call, ErrorCode.serialization_failed, f"invalid result: {where}: {first['msg']}")
+    return outcome.model_copy(update={"result": result.model_dump(mode="json")})
+
+
+async def run_headless_call(contract: ToolContract, call: dict[str, Any], state: dict[str, Any],
+                            ledger: OutcomeLedger | None = None) -> ToolMessage:
+    """Check the call, ask the browser once per call id (a replay answers from the ledger), check the answer."""
+    ledger = ledger or OutcomeLedger()
+    checked = _precheck(contract, call, state)
+    if isinstance(checked, ToolMessage):
+        return checked
+    recorded = await ledger.get(call["id"])
+    if recorded is not None:  # a replay: the browser already answered this call
+        envelope = recorded["envelope"]
+        return tool_message(call, envelope, bool(envelope.get("ok")), answered_by="ledger")
+    resume = interrupt({
+        "type": "tool",
+        "tool_call": {"id": call["id"], "name": contract.name, "args": checked},
+        "contract": {"protocol": PROTOCOL_VERSION, "digest": contract.digest},
+    })
+    outcome = _checked_answer(contract, call, resume)
+    envelope = outcome.model_dump(mode="json")
+    await ledger.put(call["id"], envelope)
+    return tool_message(call, envelope, outcome.ok, answered_by="browser")
+
+
+def headless_tool(contract: ToolContract) -> BaseTool:
+    """A LangChain tool for `contract` whose body runs in the browser (see the module docstring)."""
+
+    async def body(runtime: ToolRuntime, **args: Any) -> ToolMessage | Command:
+        call = {"id": str(runtime.tool_call_id), "name": contract.name, "args": args}
+        thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
+        state = runtime.state if isinstance(runtime.state, dict) else {}
+        message = await run_headless_call(contract, call, state, OutcomeLedger(runtime.store, thread_id))
+        inspection_id = args.get("inspection_id")
+        if isinstance(inspection_id, str) and not _is_invalid_args(message):
+            # the conversation is about this inspection from now on (the action keys name it)
+            return Command(update={"messages": [message], "inspection_id": inspection_id})
+        return message
+
+    # The JSON schema (not the pydantic model) is what the model sees: LangChain then passes the raw
+    # arguments through, and the contract check above answers bad ones with a typed invalid_args.
+    return StructuredTool.from_function(coroutine=body, name=contract.name, description=contract.description,
+                                        args_schema=contract.args.model_json_schema())
+
+
+def _is_invalid_args(message: ToolMessage) -> bool:
+    return message.status == "error" and '"code":"invalid_args"' in str(message.content)
+
+
+def headless_tools(contracts: list[ToolContract] | None = None) -> list[BaseTool]:
+    """One headless tool per contract (default: every contract Sitewalk's browser implements)."""
+    return [headless_tool(contract) for contract in (contracts or list(TOOL_CONTRACTS.values()))]

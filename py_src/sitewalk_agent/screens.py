@@ -1,0 +1,77 @@
+"""Generative UI on the server: the `render_ui` tool, and the prompt that names the catalog.
+
+`render_ui` validates a spec with the shared validator (`sitewalk.spec.validate`, the one judge)
+and, when it is valid, records it as the screen on record (`ui_spec`) with
+`sitewalk.spec.model.record_screen`, the one place a screen gets its identity — inline screens
+(`sitewalk_agent.inline_ui`) use it too. An invalid spec leaves `ui_spec` alone; the model gets
+every issue with its repair text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain.tools import ToolRuntime
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.types import Command
+
+from sitewalk.contracts.catalog import catalog_json_schema
+from sitewalk.spec.model import RENDER_UI_TOOL, RenderUiArgs, record_screen
+from sitewalk.spec.validate import validate_spec
+from sitewalk_agent.headless import tool_message
+
+__all__ = ["RENDER_UI_DESCRIPTION", "UI_PROMPT", "latest", "render_ui", "render_ui_update"]
+
+RENDER_UI_DESCRIPTION = (
+    "Show a screen to the inspector. The spec may only use catalog components: "
+    + ", ".join(sorted(catalog_json_schema())) + "."
+)
+
+UI_PROMPT = (
+    "To show a screen call render_ui with a spec {root, elements}. To change the screen on record you may "
+    "instead write RFC 6902 JSON-patch ops after your reply's text, one op a line, each line starting with '{' "
+    "(e.g. {\"op\":\"replace\",\"path\":\"/elements/risk/props/level\",\"value\":\"high\"}). "
+    "Screens use only these components:\n" + json.dumps(catalog_json_schema(), separators=(",", ":"))
+)
+
+
+def latest(_old: Any, new: Any) -> Any:
+    """Reducer: the last write wins (parallel tool calls of one step may each write the key)."""
+    return new
+
+
+
+
+def render_ui_update(call: dict[str, Any], on_record: dict[str, Any] | None,
+                     message_id: str | None) -> tuple[ToolMessage, dict[str, Any]]:
+    """The tool message and the state update for one `render_ui` call."""
+    issues = [issue.to_dict() for issue in validate_spec(call.get("args"))]
+    if issues:
+        return tool_message(call, {"ok": False, "issues": issues}, False), {}
+    ui_spec = record_screen(call["args"], on_record, message_id=message_id, tool_call_id=call["id"])
+    return tool_message(call, {"ok": True, "revision": ui_spec["identity"]["revision"]}, True), {"ui_spec": ui_spec}
+
+
+def _message_of(state: dict[str, Any], tool_call_id: str) -> str | None:
+    """The id of the AI message that made the call (a screen is named after its message too)."""
+    for message in reversed(state.get("messages") or []):
+        if isinstance(message, AIMessage) and any(c.get("id") == tool_call_id for c in message.tool_calls):
+            return message.id
+    return None
+
+
+async def _render_ui(runtime: ToolRuntime, **args: Any) -> ToolMessage | Command:
+    state: dict[str, Any] = runtime.state if isinstance(runtime.state, dict) else {}
+    tool_call_id = str(runtime.tool_call_id)
+    call = {"id": tool_call_id, "name": RENDER_UI_TOOL, "args": args}
+    message, update = render_ui_update(call, state.get("ui_spec"), _message_of(state, tool_call_id))
+    return Command(update={"messages": [message], **update}) if update else message
+
+
+# The JSON schema is what the model sees; the arguments reach the validator as they came, so a bad
+# spec is answered with the validator's issues and repairs, not a pydantic error text.
+render_ui: BaseTool = StructuredTool.from_function(
+    coroutine=_render_ui, name=RENDER_UI_TOOL, description=RENDER_UI_DESCRIPTION,
+    args_schema=RenderUiArgs.model_json_schema())
