@@ -7,6 +7,7 @@ page by page -> fork from an earlier checkpoint -> two branches, nothing deleted
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import uuid
@@ -27,6 +28,7 @@ from sitewalk.agentserver import (
     error_for_status,
     pending_interrupts,
 )
+from sitewalk.agentserver.schema import Interrupt
 from sitewalk.contracts.envelope import error_result, ok_result
 from sitewalk.spec.validate import validate_spec
 
@@ -77,7 +79,7 @@ def assemble_tool_calls(parts) -> dict[tuple, dict[str, Any]]:
     return calls
 
 
-async def start_and_wait(client: AgentServerClient) -> tuple[str, dict[str, Any], list]:
+async def start_and_wait(client: AgentServerClient) -> tuple[str, Interrupt, list]:
     thread = await client.threads.create(metadata={"test": "client_live"})
     parts = await collect(client.runs.stream(thread["thread_id"], ASSISTANT, input=START))
     state = await client.threads.get_state(thread["thread_id"])
@@ -95,7 +97,8 @@ def test_ok_and_assistant(agent_server):
             found = await client.assistants.search(graph_id=ASSISTANT)
             assert found and found[0]["graph_id"] == ASSISTANT
             schemas = await client.assistants.get_schemas(found[0]["assistant_id"])
-            assert {"messages", "inspection_id", "ui_spec", "client_tools"} <= set(schemas["state_schema"]["properties"])
+            properties = set(schemas["state_schema"]["properties"])
+            assert {"messages", "inspection_id", "ui_spec", "client_tools"} <= properties
 
     run(go())
 
@@ -147,7 +150,7 @@ def test_headless_tool_render_history_and_fork(agent_server):
             assert len(set(ids)) == len(ids)
             assert ids == sorted(ids, reverse=True)  # uuid6 ids: time ordered
             assert history[0]["checkpoint"]["checkpoint_id"] == final["checkpoint"]["checkpoint_id"]
-            for newer, older in zip(history, history[1:]):
+            for newer, older in itertools.pairwise(history):
                 assert newer["parent_checkpoint"]["checkpoint_id"] == older["checkpoint"]["checkpoint_id"]
             assert history[-1]["parent_checkpoint"] is None
 
@@ -163,7 +166,8 @@ def test_headless_tool_render_history_and_fork(agent_server):
             fork_point = waiting["checkpoint"]["checkpoint_id"]
             new = await client.fork(thread_id, fork_point, values={"messages": [tool_message]}, as_node="tools")
             assert new["checkpoint_id"] and new["checkpoint_id"] != fork_point
-            branch = await collect(client.runs.stream(thread_id, ASSISTANT, input=None, checkpoint_id=new["checkpoint_id"]))
+            branch = await collect(client.runs.stream(thread_id, ASSISTANT, input=None,
+                                                      checkpoint_id=new["checkpoint_id"]))
             assert not any(p.event == "error" for p in branch)
             after = await client.threads.get_state(thread_id)
             assert after["values"]["ui_spec"]["elements"]["risk"]["props"]["level"] == "low"
@@ -189,7 +193,8 @@ def test_headless_tool_render_history_and_fork(agent_server):
 
 FAILURES = {
     "typed-not-found": (
-        lambda cid: {cid: error_result("read_local_draft", cid, "not_found", "no draft for inspection-42 on this device")},
+        lambda cid: {cid: error_result("read_local_draft", cid, "not_found",
+                                       "no draft for inspection-42 on this device")},
         ["not_found", "no draft for inspection-42 on this device"],
     ),
     "sdk-error": (lambda cid: {cid: {"error": "boom"}}, ["internal", "boom"]),  # the official SDK's failure shape
@@ -304,7 +309,8 @@ def test_history_before_uses_the_config_form():
 
 
 def test_run_body_and_stream_parts():
-    sse = 'event: metadata\r\ndata: {"run_id": "r"}\r\n\r\n: heartbeat\r\n\r\nevent: values\r\ndata: {"a": 1}\r\nid: 5\r\n\r\n'
+    sse = ('event: metadata\r\ndata: {"run_id": "r"}\r\n\r\n: heartbeat\r\n\r\n'
+           'event: values\r\ndata: {"a": 1}\r\nid: 5\r\n\r\n')
     fake = FakeTransport(stream_text=[sse[:17], sse[17:]])
 
     async def go():
@@ -333,12 +339,14 @@ def test_fork_sends_checkpoint_and_returns_new_config():
         return await client.fork("t1", "old", values={"messages": []}, as_node="tools")
 
     assert run(go())["checkpoint_id"] == "new"
-    assert fake.requests[0][2] == {"values": {"messages": []}, "as_node": "tools", "checkpoint": {"checkpoint_id": "old"}}
+    assert fake.requests[0][2] == {"values": {"messages": []}, "as_node": "tools",
+                                   "checkpoint": {"checkpoint_id": "old"}}
 
 
 @pytest.mark.parametrize(
     "status, cls",
-    [(404, NotFound), (409, Conflict), (422, UnprocessableEntity), (500, ServerError), (503, ServerError), (400, HTTPStatusError)],
+    [(404, NotFound), (409, Conflict), (422, UnprocessableEntity), (500, ServerError), (503, ServerError),
+     (400, HTTPStatusError)],
 )
 def test_status_mapping(status, cls):
     err = error_for_status(status, {"detail": "nope"}, method="GET", url="http://x/y")
@@ -362,8 +370,14 @@ def test_pending_interrupts_reads_both_places_and_dedupes():
              "state": {"tasks": [{"interrupts": [{"id": "i3", "value": 3}]}]}},
         ],
     }
-    assert pending_interrupts(state) == [{"id": "i1", "value": tool}, {"id": "i2", "value": {"x": 1}}, {"id": "i3", "value": 3}]
+    assert pending_interrupts(state) == [{"id": "i1", "value": tool}, {"id": "i2", "value": {"x": 1}},
+                                         {"id": "i3", "value": 3}]
     assert pending_interrupts({"values": {}, "tasks": []}) == []
+
+
+def test_pending_interrupts_reads_an_older_servers_interrupt_id_and_leaves_out_one_without_an_id():
+    state = {"interrupts": [{"interrupt_id": "old", "value": 1}, {"value": 2}], "tasks": []}
+    assert pending_interrupts(state) == [{"id": "old", "value": 1}]  # an answer is keyed by id: none, no answer
 
 
 def test_rejoin_a_resumable_run_after_disconnect(agent_server):
@@ -413,6 +427,7 @@ def test_replay_from_the_waiting_checkpoint_does_not_ask_the_browser_again(agent
             assert json.loads(replayed[0]["content"])["result"]["site"] == DRAFT["site"]
             assert state["values"]["ui_spec"]["elements"]["card"]["props"]["site"] == DRAFT["site"]
             after = [s async for page in client.threads.iter_history(thread_id, page_size=50) for s in page]
-            assert {s["checkpoint"]["checkpoint_id"] for s in history} < {s["checkpoint"]["checkpoint_id"] for s in after}
+            before_ids = {s["checkpoint"]["checkpoint_id"] for s in history}
+            assert before_ids < {s["checkpoint"]["checkpoint_id"] for s in after}
 
     run(go())

@@ -1,8 +1,8 @@
 """A small async client for the LangGraph Agent Server API, for the browser and for CPython.
 
 Names follow langgraph-sdk where they fit (`client.threads.get_state`, `client.runs.stream`),
-so code reads the same against `langgraph dev` and LangGraph Platform. Wire values are plain
-JSON dicts, as the server sends them.
+so code reads the same against `langgraph dev` and LangGraph Platform. Wire values are the JSON
+dicts the server sends, typed by `schema` (TypedDicts: nothing is copied or converted).
 
     client = AgentServerClient("http://127.0.0.1:2024")
     thread = await client.threads.create()
@@ -18,17 +18,33 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from ._compat import default_transport
 from .errors import StreamError, error_for_status
-from .sse import SSEDecoder
+from .schema import (
+    Assistant,
+    CancelAction,
+    Checkpoint,
+    Command,
+    Config,
+    DisconnectMode,
+    Interrupt,
+    MultitaskStrategy,
+    Run,
+    RunStatus,
+    StreamMode,
+    Thread,
+    ThreadState,
+    ThreadUpdateStateResponse,
+)
+from .sse import ServerSentEvent, SSEDecoder
 from .transport import Transport
 
 __all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
 
-DEFAULT_STREAM_MODE = ("values", "updates", "messages-tuple")
+DEFAULT_STREAM_MODE: tuple[StreamMode, ...] = ("values", "updates", "messages-tuple")
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,7 @@ class _Http:
             yield _part(event)
 
 
-def _part(event) -> StreamPart:
+def _part(event: ServerSentEvent) -> StreamPart:
     try:
         data = json.loads(event.data) if event.data else None
     except ValueError:
@@ -88,31 +104,32 @@ class ThreadsClient:
     def __init__(self, http: _Http) -> None:
         self._http = http
 
-    async def create(self, metadata: dict[str, Any] | None = None, thread_id: str | None = None) -> dict[str, Any]:
+    async def create(self, metadata: dict[str, Any] | None = None, thread_id: str | None = None) -> Thread:
         """POST /threads. Returns the thread ({thread_id, status, metadata, ...})."""
-        return await self._http.call("POST", "/threads", _drop_none({"metadata": metadata or {}, "thread_id": thread_id}))
+        body = _drop_none({"metadata": metadata or {}, "thread_id": thread_id})
+        return cast(Thread, await self._http.call("POST", "/threads", body))
 
-    async def get(self, thread_id: str) -> dict[str, Any]:
-        return await self._http.call("GET", f"/threads/{_p(thread_id)}")
+    async def get(self, thread_id: str) -> Thread:
+        return cast(Thread, await self._http.call("GET", f"/threads/{_p(thread_id)}"))
 
-    async def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    async def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> ThreadState:
         """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...})."""
         path = f"/threads/{_p(thread_id)}/state"
         if checkpoint_id:
             path += f"/{_p(checkpoint_id)}"
-        return await self._http.call("GET", path)
+        return cast(ThreadState, await self._http.call("GET", path))
 
     async def get_history(
         self, thread_id: str, limit: int = 10, before: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ThreadState]:
         """One page of checkpoints, newest first; `before` is a checkpoint id (exclusive)."""
         body: dict[str, Any] = {"limit": limit}
         if before:
             # The flat {"before": id} form answers 500; the server wants a config.
             body["before"] = {"configurable": {"checkpoint_id": before}}
-        return await self._http.call("POST", f"/threads/{_p(thread_id)}/history", body)
+        return cast(list[ThreadState], await self._http.call("POST", f"/threads/{_p(thread_id)}/history", body))
 
-    async def iter_history(self, thread_id: str, page_size: int = 10) -> AsyncIterator[list[dict[str, Any]]]:
+    async def iter_history(self, thread_id: str, page_size: int = 10) -> AsyncIterator[list[ThreadState]]:
         """Every checkpoint of the thread, newest first, one page (list) at a time."""
         before: str | None = None
         seen: set[str] = set()
@@ -133,14 +150,14 @@ class ThreadsClient:
         values: Any,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ThreadUpdateStateResponse:
         """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}."""
         body: dict[str, Any] = {"values": values}
         if as_node is not None:
             body["as_node"] = as_node
         if checkpoint_id is not None:
             body["checkpoint"] = {"checkpoint_id": checkpoint_id}
-        return await self._http.call("POST", f"/threads/{_p(thread_id)}/state", body)
+        return cast(ThreadUpdateStateResponse, await self._http.call("POST", f"/threads/{_p(thread_id)}/state", body))
 
 
 class RunsClient:
@@ -153,15 +170,15 @@ class RunsClient:
         assistant_id: str,
         *,
         input: Any = None,
-        command: dict[str, Any] | None = None,
-        stream_mode: Sequence[str] | str = DEFAULT_STREAM_MODE,
+        command: Command | None = None,
+        stream_mode: Sequence[StreamMode] | StreamMode = DEFAULT_STREAM_MODE,
         checkpoint_id: str | None = None,
         stream_subgraphs: bool = False,
         metadata: dict[str, Any] | None = None,
-        multitask_strategy: str | None = None,
+        multitask_strategy: MultitaskStrategy | None = None,
         stream_resumable: bool = False,
-        on_disconnect: str | None = None,
-        config: dict[str, Any] | None = None,
+        on_disconnect: DisconnectMode | None = None,
+        config: Config | None = None,
     ) -> AsyncIterator[StreamPart]:
         """POST /threads/{id}/runs/stream: the run's events as they happen.
 
@@ -198,15 +215,15 @@ class RunsClient:
         headers = {"Last-Event-ID": last_event_id} if last_event_id else None
         return self._http.sse("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/stream", headers=headers)
 
-    async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
-        return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}")
+    async def get(self, thread_id: str, run_id: str) -> Run:
+        return cast(Run, await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}"))
 
-    async def list(self, thread_id: str, status: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
+    async def list(self, thread_id: str, status: RunStatus | None = None, limit: int = 10) -> list[Run]:
         """GET /threads/{id}/runs, newest first; `status` e.g. "running" or "pending"."""
         query = f"?limit={int(limit)}" + (f"&status={_p(status)}" if status else "")
-        return await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}")
+        return cast(list[Run], await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}"))
 
-    async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: str = "interrupt") -> Any:
+    async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: CancelAction = "interrupt") -> Any:
         """POST /threads/{id}/runs/{run_id}/cancel (`action`: interrupt keeps the checkpoints, rollback drops them)."""
         query = f"?wait={'true' if wait else 'false'}&action={_p(action)}"
         return await self._http.call("POST", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/cancel{query}")
@@ -218,9 +235,9 @@ class AssistantsClient:
 
     async def search(
         self, graph_id: str | None = None, metadata: dict[str, Any] | None = None, limit: int = 10, offset: int = 0
-    ) -> list[dict[str, Any]]:
+    ) -> list[Assistant]:
         body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
-        return await self._http.call("POST", "/assistants/search", body)
+        return cast(list[Assistant], await self._http.call("POST", "/assistants/search", body))
 
     async def get_schemas(self, assistant_id: str) -> dict[str, Any]:
         return await self._http.call("GET", f"/assistants/{_p(assistant_id)}/schemas")
@@ -257,14 +274,14 @@ class AgentServerClient:
 
     async def fork(
         self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Checkpoint:
         """Branch from a checkpoint: write `values` there (as `as_node`), return the new checkpoint.
 
         Then `runs.stream(thread_id, assistant_id, input=None, checkpoint_id=new["checkpoint_id"])`
         runs the branch. Nothing in the old history is removed.
         """
         result = await self.threads.update_state(thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
-        return result.get("checkpoint", result) if isinstance(result, dict) else result
+        return result["checkpoint"]
 
     async def aclose(self) -> None:
         await self._http.transport.aclose()
@@ -276,13 +293,14 @@ class AgentServerClient:
         await self.aclose()
 
 
-def pending_interrupts(state: dict[str, Any]) -> list[dict[str, Any]]:
+def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
     """The interrupts a thread state is waiting on, as [{"id", "value"}], deduplicated by id.
 
     Reads the top-level `interrupts` and every `tasks[].interrupts` (recursing into a task's
-    subgraph `state` when the server includes it).
+    subgraph `state` when the server includes it). Older servers name the id `interrupt_id`; an
+    interrupt without any id cannot be answered by id (how this client answers) and is left out.
     """
-    out: list[dict[str, Any]] = []
+    out: list[Interrupt] = []
     seen: set[str] = set()
 
     def add(items: Any) -> None:
@@ -290,11 +308,10 @@ def pending_interrupts(state: dict[str, Any]) -> list[dict[str, Any]]:
             if not isinstance(item, dict):
                 continue
             iid = item.get("id") or item.get("interrupt_id")
-            key = iid if iid is not None else json.dumps(item.get("value"), sort_keys=True, default=str)
-            if key in seen:
+            if not iid or iid in seen:
                 continue
-            seen.add(key)
-            out.append({"id": iid, "value": item.get("value")})
+            seen.add(str(iid))
+            out.append({"id": str(iid), "value": item.get("value")})
 
     def walk(st: Any) -> None:
         if not isinstance(st, dict):
