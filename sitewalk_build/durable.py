@@ -8,10 +8,11 @@ owns that stack's lifecycle on one machine:
         ...server.url...                          # http://127.0.0.1:<free port>
 
 Everything lives under `.durable/` in the project (git-ignored), created on first use:
-`pg/` (a Postgres cluster from Debian's packages, loopback only, password in `pg-password`),
 `aegra-venv/` (Aegra needs Python >= 3.12; the project is installed into it editable, so the
-graph imports the working tree), `redis/` and `logs/`. Every part listens on 127.0.0.1 on a free
-port; Aegra runs its own migrations at start. `stop()` (and Ctrl-C in `serve --durable`) stops
+graph imports the working tree; its log `aegra-install.log`), and per stack (`home`, `.durable/`
+itself for `serve`, a folder of their own for tests) `pg/` (a Postgres cluster from Debian's
+packages, password in `pg-password`), `redis/` and `logs/`. Every part listens on 127.0.0.1 on a
+free port; Aegra runs its own migrations at start. `stop()` (and Ctrl-C in `serve --durable`) stops
 everything this module started; `check()` reports a part that died, with its log's last lines.
 """
 
@@ -41,10 +42,7 @@ __all__ = ["DurableError", "DurableServer", "ensure_installed", "start_durable"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DURABLE = ROOT / ".durable"
-PG_DATA = DURABLE / "pg"
-PG_PASSWORD = DURABLE / "pg-password"
 VENV = DURABLE / "aegra-venv"
-LOGS = DURABLE / "logs"
 HOST = "127.0.0.1"
 PG_USER = "sitewalk"
 DATABASE = "aegra"
@@ -57,6 +55,29 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 class DurableError(RuntimeError):
     """The durable stack could not be installed or started, or a part of it died."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one stack keeps its state: `.durable/` for `serve`, a folder of their own for tests."""
+
+    home: Path = DURABLE
+
+    @property
+    def pg(self) -> Path:
+        return self.home / "pg"
+
+    @property
+    def pg_password(self) -> Path:
+        return self.home / "pg-password"
+
+    @property
+    def redis(self) -> Path:
+        return self.home / "redis"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
 
 
 def log(msg: str) -> None:
@@ -143,8 +164,8 @@ def ensure_installed() -> float:
     if stamp.exists() and stamp.read_text() == want and _venv_python().exists():
         return 0.0
     started = time.monotonic()
-    LOGS.mkdir(parents=True, exist_ok=True)
-    install_log = LOGS / "aegra-install.log"
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    install_log = DURABLE / "aegra-install.log"
     log(f"installing Aegra into .durable/aegra-venv with {python} (log: {install_log.name})")
     pip = [str(_venv_python()), "-m", "pip", "install", "--disable-pip-version-check"]
     steps = [
@@ -259,67 +280,67 @@ def _tcp_ok(port: int) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _pg_password() -> str:
-    if not PG_PASSWORD.exists():
-        DURABLE.mkdir(parents=True, exist_ok=True)
-        PG_PASSWORD.touch(mode=0o600)
-        PG_PASSWORD.write_text(secrets.token_urlsafe(24))
-    return PG_PASSWORD.read_text().strip()
+def _pg_password(layout: Layout) -> str:
+    if not layout.pg_password.exists():
+        layout.home.mkdir(parents=True, exist_ok=True)
+        layout.pg_password.touch(mode=0o600)
+        layout.pg_password.write_text(secrets.token_urlsafe(24))
+    return layout.pg_password.read_text().strip()
 
 
-def ensure_cluster() -> None:
+def ensure_cluster(layout: Layout) -> None:
     """initdb on first use: scram passwords, the project's own superuser, UTF-8."""
-    if (PG_DATA / "PG_VERSION").exists():
+    if (layout.pg / "PG_VERSION").exists():
         return
     user = _pg_user()
-    PG_DATA.mkdir(parents=True, exist_ok=True)
-    pwfile = DURABLE / "pg-initdb-pw"
-    pwfile.write_text(_pg_password())
+    layout.pg.mkdir(parents=True, exist_ok=True)
+    pwfile = layout.home / "pg-initdb-pw"
+    pwfile.write_text(_pg_password(layout))
     if user:  # the cluster and the one-off password file belong to the user Postgres runs as
-        shutil.chown(PG_DATA, user)
+        shutil.chown(layout.pg, user)
         shutil.chown(pwfile, user)
-    PG_DATA.chmod(0o700)
+    layout.pg.chmod(0o700)
     try:
-        cmd = [str(pg_bin() / "initdb"), "-D", str(PG_DATA), "-U", PG_USER, f"--pwfile={pwfile}",
+        cmd = [str(pg_bin() / "initdb"), "-D", str(layout.pg), "-U", PG_USER, f"--pwfile={pwfile}",
                "--auth=scram-sha-256", "-E", "UTF8", "--no-locale"]
         done = subprocess.run(cmd, capture_output=True, text=True, user=user)
     finally:
         pwfile.unlink()
     if done.returncode != 0:
-        shutil.rmtree(PG_DATA, ignore_errors=True)
+        shutil.rmtree(layout.pg, ignore_errors=True)
         raise DurableError(f"initdb failed:\n{done.stdout}{done.stderr}")
 
 
-def postgres_part(port: int) -> Part:
-    cmd = [str(pg_bin() / "postgres"), "-D", str(PG_DATA), "-p", str(port),
+def postgres_part(layout: Layout, port: int) -> Part:
+    cmd = [str(pg_bin() / "postgres"), "-D", str(layout.pg), "-p", str(port),
            "-c", f"listen_addresses={HOST}", "-c", "unix_socket_directories="]
     # SIGINT is Postgres's fast shutdown (SIGTERM would wait for every client to leave).
-    return Part("postgres", cmd, LOGS / "postgres.log", user=_pg_user(), stop_signal=signal.SIGINT)
+    return Part("postgres", cmd, layout.logs / "postgres.log", user=_pg_user(), stop_signal=signal.SIGINT)
 
 
-def _psql(port: int, sql: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PGPASSWORD": _pg_password()}
+def _psql(layout: Layout, port: int, sql: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PGPASSWORD": _pg_password(layout)}
     cmd = [str(pg_bin() / "psql"), "-h", HOST, "-p", str(port), "-U", PG_USER, "-d", "postgres", "-tAc", sql]
     return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
-def _ensure_database(port: int) -> None:
-    found = _psql(port, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
+def _ensure_database(layout: Layout, port: int) -> None:
+    found = _psql(layout, port, f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
     if found.returncode == 0 and found.stdout.strip() == "1":
         return
-    made = _psql(port, f"CREATE DATABASE {DATABASE}")
+    made = _psql(layout, port, f"CREATE DATABASE {DATABASE}")
     if made.returncode != 0:
         raise DurableError(f"creating the database failed: {found.stderr}{made.stderr}")
 
 
-def start_postgres() -> tuple[Part, str]:
-    ensure_cluster()
+def start_postgres(layout: Layout) -> tuple[Part, str]:
+    ensure_cluster(layout)
     port = free_port()
-    part = postgres_part(port)
+    part = postgres_part(layout, port)
     part.start()
-    _wait(part, lambda: _psql(port, "SELECT 1").returncode == 0, "Postgres connection", 60)
-    _ensure_database(port)
-    return part, f"postgresql://{PG_USER}:{_pg_password()}@{HOST}:{port}/{DATABASE}"
+    _wait(part, lambda: _psql(layout, port, "SELECT 1").returncode == 0, "Postgres connection", 60)
+    _ensure_database(layout, port)
+    return part, f"postgresql://{PG_USER}:{_pg_password(layout)}@{HOST}:{port}/{DATABASE}"
 
 
 # ---------------------------------------------------------------------------
@@ -327,17 +348,17 @@ def start_postgres() -> tuple[Part, str]:
 # ---------------------------------------------------------------------------
 
 
-def start_redis() -> tuple[Part, str]:
+def start_redis(layout: Layout) -> tuple[Part, str]:
     exe = shutil.which("redis-server")
     if not exe:
         raise DurableError("redis-server is not installed: `./sw serve --durable` installs it "
                            "(apt-get install redis-server)")
     port = free_port()
-    (DURABLE / "redis").mkdir(parents=True, exist_ok=True)
+    layout.redis.mkdir(parents=True, exist_ok=True)
     # Postgres holds everything durable; Redis only carries the run queue and stream events.
-    cmd = [exe, "--bind", HOST, "--port", str(port), "--dir", str(DURABLE / "redis"), "--save", "",
+    cmd = [exe, "--bind", HOST, "--port", str(port), "--dir", str(layout.redis), "--save", "",
            "--appendonly", "no", "--protected-mode", "yes"]
-    part = Part("redis", cmd, LOGS / "redis.log")
+    part = Part("redis", cmd, layout.logs / "redis.log")
     part.start()
     _wait(part, lambda: _tcp_ok(port), "Redis port", 30)
     return part, f"redis://{HOST}:{port}/0"
@@ -362,12 +383,13 @@ def aegra_env(database_url: str, port: int, redis_url: str | None, extra: dict[s
     return env
 
 
-def aegra_part(name: str, database_url: str, redis_url: str | None, extra_env: dict[str, str] | None) -> Part:
+def aegra_part(layout: Layout, name: str, database_url: str, redis_url: str | None,
+               extra_env: dict[str, str] | None) -> Part:
     port = free_port()
     # uvicorn directly (not `aegra serve`, which wraps it in a second process): a kill of this pid
     # is a kill of the server.
     cmd = [str(_venv_python()), "-m", "uvicorn", "aegra_api.main:app", "--host", HOST, "--port", str(port)]
-    return Part(name, cmd, LOGS / f"{name}.log", env=aegra_env(database_url, port, redis_url, extra_env))
+    return Part(name, cmd, layout.logs / f"{name}.log", env=aegra_env(database_url, port, redis_url, extra_env))
 
 
 def aegra_url(part: Part) -> str:
@@ -393,6 +415,7 @@ class DurableServer:
     servers: list[Part]
     redis: Part | None = None
     database_url: str = ""
+    layout: Layout = field(default_factory=Layout)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -451,24 +474,26 @@ class DurableServer:
         self.stop()
 
 
-def start_durable(workers: int = 1, *, extra_env: dict[str, str] | None = None,
+def start_durable(workers: int = 1, *, extra_env: dict[str, str] | None = None, home: Path = DURABLE,
                   timeout: float = 120.0) -> DurableServer:
     """Postgres, then (with workers >= 2) Redis, then `workers` Aegra servers on one database.
 
     Installs Aegra's venv and creates the cluster on first use. `extra_env` goes to the Aegra
-    servers (e.g. SITEWALK_TOKENS). Whatever started is stopped again if a later part fails.
+    servers (e.g. SITEWALK_TOKENS); `home` is where the cluster, Redis's folder and the logs live.
+    Whatever started is stopped again if a later part fails.
     """
+    layout = Layout(home)
     timings = {"install_s": ensure_installed()}
     started = time.monotonic()
-    database, database_url = start_postgres()
-    stack = DurableServer(database, [], database_url=database_url, timings=timings)
+    database, database_url = start_postgres(layout)
+    stack = DurableServer(database, [], database_url=database_url, layout=layout, timings=timings)
     atexit.register(stack.stop)  # never leave a part behind, even on an error exit
     try:
         redis_url = None
         if workers >= 2:
-            stack.redis, redis_url = start_redis()
+            stack.redis, redis_url = start_redis(layout)
         for i in range(workers):
-            part = aegra_part(f"aegra-{i + 1}", database_url, redis_url, extra_env)
+            part = aegra_part(layout, f"aegra-{i + 1}", database_url, redis_url, extra_env)
             stack.servers.append(part)
             # One after the other: the first runs the migrations, the next finds them done.
             start_aegra(part, timeout)

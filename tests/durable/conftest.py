@@ -1,0 +1,24 @@
+"""Fixtures for the durable server (Aegra on Postgres): one stack for the session, in a folder of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from durable_helpers import start_test_stack, stop_test_stack
+
+from sitewalk_build.durable import DurableServer
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "durable: needs Postgres and Aegra (tests/durable)")
+
+
+@pytest.fixture(scope="session")
+def durable_server() -> Iterator[DurableServer]:
+    """One Aegra server on its own Postgres cluster, for the session. `.url`, `.kill_server()`, ..."""
+    stack = start_test_stack("session")
+    try:
+        yield stack
+    finally:
+        stop_test_stack(stack)
