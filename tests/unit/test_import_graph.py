@@ -1,0 +1,137 @@
+"""Static checks of py_src's imports: no cycles anywhere, and only `sitewalk.bridge` touches the browser.
+
+The checker (import_graph.py) reads the source; it is tried first on tiny synthetic packages, so a
+check that stopped seeing cycles or browser imports would fail here rather than pass everywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from import_graph import browser_imports, find_cycle, import_graph, imports_of, private_uses
+
+PY_SRC = Path(__file__).resolve().parents[2] / "py_src"
+PACKAGES = ["sitewalk", "sitewalk_agent"]
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+# --- the checker, on synthetic packages ---------------------------------------------------------
+
+
+def test_a_cycle_through_a_function_level_relative_import_is_found(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "def f():\n    from .b import g\n    return g\n",
+        "pkg/b.py": "from . import a\n",
+        "pkg/c.py": "import pkg.a\n",
+    })
+    graph = import_graph(tmp_path, ["pkg"])
+    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"} and graph["pkg.c"] == {"pkg.a"}
+    cycle = find_cycle(graph)
+    assert cycle is not None and cycle[0] == cycle[-1] and set(cycle) == {"pkg.a", "pkg.b"}
+
+
+def test_a_longer_cycle_across_subpackages_with_parent_relative_imports_is_found(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/one/__init__.py": "from .x import X\n",
+        "pkg/one/x.py": "from ..two.y import Y\nX = 1\n",
+        "pkg/two/__init__.py": "",
+        "pkg/two/y.py": "import importlib\nY = importlib.import_module('pkg.three')\n",
+        "pkg/three.py": "from pkg.one import x\n",
+    })
+    graph = import_graph(tmp_path, ["pkg"])
+    assert graph["pkg.one"] == {"pkg.one.x"}
+    cycle = find_cycle(graph)
+    assert cycle is not None and set(cycle) == {"pkg.one.x", "pkg.three", "pkg.two.y"}
+
+
+def test_an_acyclic_package_and_type_checking_imports_give_no_cycle(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "from .a import A\n",
+        "pkg/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\nA = 1\n",
+        "pkg/b.py": "from .a import A\nimport json\n",
+    })
+    graph = import_graph(tmp_path, ["pkg"])
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": set(), "pkg.b": {"pkg.a"}}
+    assert find_cycle(graph) is None
+
+
+def test_a_relative_import_beyond_the_top_package_is_an_error(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from ... import nothing\n"})
+    with pytest.raises(ImportError, match="beyond the top-level package"):
+        imports_of("pkg.a", tmp_path / "pkg" / "a.py", False)
+
+
+def test_browser_imports_are_found_anywhere_outside_the_allowed_package(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/bridge/__init__.py": "import js\nfrom pyodide.ffi import create_proxy\n",
+        "pkg/view.py": "def f():\n    from js import document\n    return document\n",
+        "pkg/net.py": "import sys\nif 'x' in sys.modules:\n    import pyodide.http\n",
+        "pkg/sneaky.py": "__import__('js')\n",
+        "pkg/clean.py": "import json\nfrom .bridge import x\n",
+    })
+    found = {(imp.module, imp.base) for imp in browser_imports(tmp_path, ["pkg"], allowed="pkg.bridge")}
+    assert found == {("pkg.view", "js"), ("pkg.net", "pyodide.http"), ("pkg.sneaky", "js")}
+
+
+def test_private_names_of_a_package_and_its_js_used_from_outside_it_are_found(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/bridge/__init__.py": "def _or_none(x):\n    return x\n",
+        "pkg/bridge/dom.py": "def _node():\n    pass\ndef node():\n    return _node()\n",
+        "pkg/bridge/_core.py": "",
+        "pkg/app/__init__.py": "from .. import bridge\nfrom ..bridge import dom\n"
+                               "bridge._or_none(1)\ndom._node()\ndom.node()\nbridge.__name__\n",
+        "pkg/app/other.py": "import pkg.bridge.dom as d\nd._node()\nd.node()\n",
+        "pkg/app/third.py": "from pkg.bridge._core import x\nfrom pkg.bridge.dom import _node, node\n",
+        "pkg/app/fourth.py": "from .. import bridge\nbridge.dom.js.document.createElement('p')\n",
+    })
+    assert private_uses(tmp_path, ["pkg"], "pkg.bridge") == [
+        ("pkg.app", "pkg.bridge._or_none"), ("pkg.app", "pkg.bridge.dom._node"),
+        ("pkg.app.fourth", "pkg.bridge.dom.js"), ("pkg.app.fourth", "pkg.bridge.dom.js.document"),
+        ("pkg.app.fourth", "pkg.bridge.dom.js.document.createElement"),
+        ("pkg.app.other", "pkg.bridge.dom._node"),
+        ("pkg.app.third", "pkg.bridge._core.x"), ("pkg.app.third", "pkg.bridge.dom._node"),
+    ]
+
+
+# --- the project --------------------------------------------------------------------------------
+
+
+def test_py_src_has_no_import_cycle():
+    graph = import_graph(PY_SRC, PACKAGES)
+    assert "sitewalk.bridge.fetch" in graph and "sitewalk_agent.graph" in graph  # the graph saw both packages
+    assert find_cycle(graph) is None
+
+
+def test_only_the_bridge_imports_js_or_pyodide():
+    assert browser_imports(PY_SRC, PACKAGES, allowed="sitewalk.bridge") == []
+
+
+def test_the_bridge_does_import_the_browser_so_the_check_above_sees_it():
+    inside = browser_imports(PY_SRC, PACKAGES, allowed="sitewalk.bridge_nothing")
+    assert {imp.module for imp in inside} >= {"sitewalk.bridge.dom", "sitewalk.bridge.fetch",
+                                              "sitewalk.bridge.storage", "sitewalk.bridge.tasks"}
+    assert all(imp.module.startswith("sitewalk.bridge.") for imp in inside)
+
+
+def test_the_transport_is_chosen_in_one_place():
+    graph = import_graph(PY_SRC, PACKAGES)
+    choosers = {name for name, targets in graph.items() if "sitewalk.bridge.fetch" in targets}
+    assert choosers == {"sitewalk.agentserver._compat"}
+    assert "sitewalk.bridge.fetch" not in graph["sitewalk.agentserver.transport"]
+    assert "sitewalk.agentserver.transport" not in graph["sitewalk.bridge.fetch"]
+
+
+def test_no_module_outside_the_bridge_uses_its_private_names_or_reaches_js_through_it():
+    assert private_uses(PY_SRC, PACKAGES, "sitewalk.bridge") == []
