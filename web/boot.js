@@ -133,7 +133,9 @@ async function readConfig() {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Error(`The agent server URL must be http(s): ${raw}`);
   }
-  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), baseUrl: SITE.href };
+  // The assistant (graph) id is configuration too: config.json, or ?assistant= at run time.
+  const assistantId = new URLSearchParams(location.search).get("assistant") || cfg.assistantId || "inspection";
+  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, baseUrl: SITE.href };
 }
 
 function canonical(name) {
@@ -234,7 +236,9 @@ async function start() {
   boot.configRead = performance.now();
   shell.setProgress(0.92, "Starting Sitewalk…");
   const app = pyodide.pyimport(bundle.entry);
-  const pyConfig = pyodide.toPy({ agentServerUrl: config.agentServerUrl, baseUrl: config.baseUrl });
+  const pyConfig = pyodide.toPy({
+    agentServerUrl: config.agentServerUrl, assistantId: config.assistantId, baseUrl: config.baseUrl,
+  });
   boot.appStarting = performance.now();
   try {
     await app.main(pyConfig);

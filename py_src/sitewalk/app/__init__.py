@@ -30,6 +30,7 @@ async def main(config: Any) -> None:
     if hasattr(config, "to_py"):
         config = config.to_py()
     server_url = str(config["agentServerUrl"]).rstrip("/")
+    assistant_id = str(config.get("assistantId") or "inspection")  # the graph to talk to, like the server URL
     client = AgentServerClient(server_url)
     await _wait_for_server(client, server_url)
 
@@ -63,7 +64,7 @@ async def main(config: Any) -> None:
         # imported when the first inspection starts or is rejoined, not at boot.
         from ..session import InspectionSession
 
-        session = InspectionSession(client, registry, view())
+        session = InspectionSession(client, registry, view(), assistant_id=assistant_id)
         session.book = answers
         session.audit = AuditLog(drafts)
         session.on_contract_mismatch = show_mismatch
