@@ -283,3 +283,44 @@ new = json.loads(json.dumps(test_renderer.shown)); new["elements"]["badge"]["pro
 test_renderer.show(new); test_renderer.flush()
 """)
     assert page.evaluate(badges) == ["high", "high"]
+
+
+CHECKLIST = {"root": "list", "elements": {"list": {"type": "Checklist", "props": {"title": "On site", "items": [
+    {"id": "photos", "label": "Photograph each finding"},
+    {"id": "measure", "label": "Measure the corroded area on the east railing, next to the loose bollard"},
+    {"id": "tag", "label": "Tag"}]}, "children": []}}}
+
+MEASURE_CHECKLIST = """() => [...document.querySelectorAll('#sw-screen .sw-check-item')].map((li) => {
+  const box = (n) => { const r = n.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
+                                                                     bottom: r.bottom, height: r.height}; };
+  const label = li.querySelector('.sw-check-label');
+  return {item: box(li), target: box(li.querySelector('label')), check: box(li.querySelector('input[type=checkbox]')),
+          label: box(label), lines: Math.round(label.getBoundingClientRect().height
+                                               / parseFloat(getComputedStyle(label).lineHeight)),
+          bullet: getComputedStyle(li).listStyleType, wraps: li.querySelector('label').contains(
+            li.querySelector('input'))}; })"""
+
+
+def test_a_checklist_on_a_phone_is_one_row_per_item_with_box_beside_label_no_bullets_and_44px_targets(app):
+    app.open()
+    page = app.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    # in the app's own screen panel, whose label and input rules the checklist must override
+    py(page, f"""
+import json
+from sitewalk.app.renderer import KeyedRenderer
+checklist_renderer = KeyedRenderer("sw-screen")
+checklist_renderer.show(json.loads({json.dumps(json.dumps(CHECKLIST))})); checklist_renderer.flush()
+""")
+    items = page.evaluate(MEASURE_CHECKLIST)
+    assert len(items) == 3
+    for item in items:
+        assert item["bullet"] == "none"
+        assert item["wraps"] and item["target"]["height"] >= 44 and item["item"]["height"] >= 44
+        check, label = item["check"], item["label"]
+        assert check["right"] <= label["left"]  # beside the label, not above it
+        assert label["top"] <= (check["top"] + check["bottom"]) / 2 <= label["bottom"]  # on its line(s)
+    assert items[0]["lines"] == 1 and items[1]["lines"] >= 2  # a long label wraps beside its box
+    # the whole row is the target: a tap on the label's text ticks the box
+    page.click("#sw-screen .sw-check-item:nth-child(3) .sw-check-label")
+    assert page.is_checked("#sw-screen input[data-sw-item='tag']")
