@@ -8,7 +8,7 @@ import json
 from test_session_live import RecordingView
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT, ReadLocalDraftResult, local_only_fields, outbound
+from sitewalk.contracts.tools import READ_LOCAL_DRAFT, ReadLocalDraftResult, local_only_fields, on_device, outbound
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.headless.delivery import AuditLog
 from sitewalk.session import InspectionSession
@@ -27,6 +27,21 @@ def test_outbound_drops_local_only_fields_and_sets_their_summary():
     assert "notes" not in with_notes and with_notes["has_notes"] is True
     without = outbound(ReadLocalDraftResult(inspection_id="inspection-42", site="Pier 4"))
     assert "notes" not in without and without["has_notes"] is False
+
+
+def test_a_result_checked_again_by_the_contract_does_not_grow_an_empty_notes_field():
+    """The agent validates each answer against the contract and stores its dump: the notes must not come
+    back there as the empty default (which would tell the model there are none, beside has_notes=True)."""
+    sent = outbound(ReadLocalDraftResult(inspection_id="inspection-42", site="Pier 4", notes=SECRET))
+    checked = READ_LOCAL_DRAFT.result.model_validate(sent).model_dump(mode="json")
+    assert "notes" not in checked and checked["has_notes"] is True
+    assert "notes" not in json.loads(READ_LOCAL_DRAFT.result.model_validate(sent).model_dump_json())
+
+
+def test_on_device_keeps_the_local_only_fields():
+    draft = ReadLocalDraftResult(inspection_id="inspection-42", site="Pier 4", notes=SECRET)
+    assert on_device(draft)["notes"] == SECRET
+    assert ReadLocalDraftResult.model_validate(on_device(draft)).notes == SECRET
 
 
 def _registry(store):
@@ -69,7 +84,8 @@ def test_against_the_agent_the_notes_stay_on_the_device_and_the_audit_log_record
     session, state, history, audit_store = asyncio.run(go())
     assert SECRET not in json.dumps(state) and SECRET not in json.dumps(history)
     [tool_message] = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "read_local_draft"]
-    assert json.loads(tool_message["content"])["result"]["has_notes"] is True
+    sent = json.loads(tool_message["content"])["result"]
+    assert sent["has_notes"] is True and "notes" not in sent  # not even empty, after the agent's own check
     [entry] = [json.loads(v) for v in audit_store.data.values()]
     assert entry["tool_call_id"] == tool_message["tool_call_id"] and entry["thread_id"] == session.thread_id
     assert entry["tool"] == "read_local_draft" and "notes" not in entry["fields"] and "has_notes" in entry["fields"]

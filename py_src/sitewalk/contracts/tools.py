@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_jsonable_python
 
 PROTOCOL_VERSION = "sitewalk.headless/1"
 
@@ -20,6 +21,13 @@ def local_only(summary: str | None = None) -> dict[str, Any]:
     """`json_schema_extra` for a result field that never leaves the device. `summary` names a bool
     field of the same model that is sent instead (whether the local field has a value)."""
     return {"local_only": True, **({"local_summary": summary} if summary else {})}
+
+
+def local_only_field(*, summary: str | None = None, **field: Any) -> Any:
+    """A result field that never leaves the device: marked in the schema (`local_only`), and excluded from
+    every dump, so a model validated again elsewhere (the agent checks each result against the contract)
+    cannot put it back, not even as an empty default. `on_device` is the one dump that keeps it."""
+    return Field(exclude=True, json_schema_extra=local_only(summary), **field)
 
 
 def local_only_fields(model: type[BaseModel]) -> dict[str, str | None]:
@@ -36,9 +44,17 @@ def outbound(result: BaseModel) -> dict[str, Any]:
     """The JSON that may leave the device: local-only fields dropped, their summaries set."""
     payload = result.model_dump(mode="json")
     for name, summary in local_only_fields(type(result)).items():
-        value = payload.pop(name, None)
+        payload.pop(name, None)
         if summary:
-            payload[summary] = bool(value)
+            payload[summary] = bool(getattr(result, name, None))
+    return payload
+
+
+def on_device(result: BaseModel) -> dict[str, Any]:
+    """The JSON kept on the device: every field, the local-only ones included."""
+    payload = result.model_dump(mode="json")
+    for name in local_only_fields(type(result)):
+        payload[name] = to_jsonable_python(getattr(result, name, None))
     return payload
 
 
@@ -66,8 +82,8 @@ class ReadLocalDraftResult(DraftFields):
     """An inspector's draft as kept on the device."""
 
     updated_at: str | None = Field(default=None, max_length=40, description="ISO 8601 time of the last edit.")
-    notes: str = Field(default="", max_length=NOTES_LIMIT, json_schema_extra=local_only(summary="has_notes"),
-                       description="The inspector's private notes. Local-only: never sent (see has_notes).")
+    notes: str = local_only_field(summary="has_notes", default="", max_length=NOTES_LIMIT,
+                                  description="The inspector's private notes. Local-only: never sent (see has_notes).")
     has_notes: bool = Field(default=False, description="Whether the draft has private notes (kept on the device).")
 
 

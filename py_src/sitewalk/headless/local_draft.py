@@ -16,7 +16,13 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from ..contracts.envelope import ErrorCode
-from ..contracts.tools import ReadLocalDraftArgs, ReadLocalDraftResult, SaveLocalDraftArgs, SaveLocalDraftResult
+from ..contracts.tools import (
+    ReadLocalDraftArgs,
+    ReadLocalDraftResult,
+    SaveLocalDraftArgs,
+    SaveLocalDraftResult,
+    on_device,
+)
 from .registry import ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
@@ -120,7 +126,7 @@ def save_local_draft(store: AsyncKeyValueStore, clock: Callable[[], str] = _utc_
         key = draft_key(args.inspection_id)
         record = ReadLocalDraftResult(**args.model_dump(), updated_at=clock(), has_notes=bool(args.notes))
         try:
-            await store.set(key, record.model_dump_json())
+            await store.set(key, json.dumps(on_device(record)))  # the notes too: they stay here
         except StorageError as exc:
             raise ToolFailed(ErrorCode.unavailable, f"the draft could not be saved: {exc}", key=key) from None
         return SaveLocalDraftResult(inspection_id=args.inspection_id, updated_at=record.updated_at or "",

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..contracts.envelope import ErrorCode, error_result, ok_result
-from ..contracts.tools import TOOL_CONTRACTS, ToolContract, outbound
+from ..contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
 
 ToolImplementation = Callable[[BaseModel], Awaitable[Any]]
 
@@ -116,7 +116,8 @@ class HeadlessToolRegistry:
 def _checked_result(contract: ToolContract, call_id: str, raw: Any) -> dict[str, Any]:
     name = contract.name
     try:
-        result = contract.result.model_validate(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+        # on_device: a plain dump would leave out local-only fields before outbound() summarises them
+        result = contract.result.model_validate(on_device(raw) if isinstance(raw, BaseModel) else raw)
     except ValidationError as exc:
         return error_result(name, call_id, ErrorCode.serialization_failed, "result does not match the contract",
                             issues=_issues(exc))
