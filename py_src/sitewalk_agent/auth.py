@@ -1,0 +1,155 @@
+"""Who may do what on the agent server: inspectors sign in with a bearer token, and own what they create.
+
+langgraph.json names `auth` (this module's `auth`), and both servers use it: `langgraph dev` and
+Aegra. It is active only when the environment variable SITEWALK_TOKENS names a token file:
+
+    {"<token>": {"identity": "ana", "display_name": "Ana Ortiz"}, ...}
+
+Then every request needs `Authorization: Bearer <token>` (401 otherwise); a thread is stamped with
+its creator's identity in `metadata.owner` and every thread action (read, search, update, runs,
+history, state, fork, join, cancel) is filtered by it, so another inspector gets 404; the store
+API only serves namespaces that start with the caller's identity; assistants can be read and
+searched by everyone and changed by no one through the API; anything else is refused (403).
+
+Without SITEWALK_TOKENS (the embedded default, and the e2e suite today) everyone is one
+`anonymous` user and nothing is filtered, exactly as before auth existed.
+
+The file is read once, when the server imports this module (handlers must not block the event
+loop); a token file that cannot be read or is malformed stops the server with TokenFileError.
+Tokens are looked up by their SHA-256, so a lookup's timing says nothing about how close a wrong
+token was. To plug in a real identity provider, replace `_inspector_for` with a check of the
+provider's token (e.g. an OIDC JWT: verify its signature with the provider's keys and map `sub`
+to the identity); the ownership rules below stay as they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from langgraph_sdk import Auth
+
+__all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
+
+TOKENS_ENV = "SITEWALK_TOKENS"
+OWNER = "owner"
+ANONYMOUS: Auth.types.MinimalUserDict = {"identity": "anonymous", "display_name": "Anonymous"}
+MIN_TOKEN_LENGTH = 16
+
+
+class TokenFileError(ValueError):
+    """The token file named by SITEWALK_TOKENS cannot be used (missing, not JSON, bad entries)."""
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _entry(token: Any, who: Any, path: Path) -> Auth.types.MinimalUserDict:
+    if not isinstance(token, str) or len(token) < MIN_TOKEN_LENGTH:
+        raise TokenFileError(f"{path}: every token must be a string of at least {MIN_TOKEN_LENGTH} characters")
+    identity = who.get("identity") if isinstance(who, dict) else None
+    if not isinstance(identity, str) or not identity.strip():
+        raise TokenFileError(f"{path}: the entry of a token needs an `identity` (a non-empty string)")
+    display = who.get("display_name", identity)
+    if not isinstance(display, str):
+        raise TokenFileError(f"{path}: `display_name` of {identity!r} must be a string")
+    return {"identity": identity, "display_name": display}
+
+
+def load_tokens(path: str | Path) -> dict[str, Auth.types.MinimalUserDict]:
+    """The token file as {sha256(token): {identity, display_name}}; TokenFileError when unusable."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TokenFileError(f"{TOKENS_ENV}={path}: cannot read it ({exc.strerror})") from exc
+    except ValueError as exc:
+        raise TokenFileError(f"{path}: not JSON ({exc})") from exc
+    if not isinstance(data, dict) or not data:
+        raise TokenFileError(f"{path}: expected an object mapping tokens to {{identity, display_name}}")
+    return {_digest(token): _entry(token, who, path) for token, who in data.items()}
+
+
+def _tokens_from_env() -> dict[str, Auth.types.MinimalUserDict] | None:
+    path = os.environ.get(TOKENS_ENV, "").strip()
+    return load_tokens(path) if path else None
+
+
+TOKENS = _tokens_from_env()
+auth = Auth()
+
+
+def _header(headers: Mapping[Any, Any], name: str) -> str | None:
+    """One header from either server's dict: langgraph dev gives bytes keys and values, Aegra str."""
+    for key, value in headers.items():
+        text_key = key.decode("latin-1") if isinstance(key, bytes) else str(key)
+        if text_key.lower() == name:
+            return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    return None
+
+
+def _inspector_for(authorization: str | None) -> Auth.types.MinimalUserDict | None:
+    assert TOKENS is not None
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return TOKENS.get(_digest(token.strip()))
+
+
+@auth.authenticate
+async def authenticate(headers: Mapping[Any, Any]) -> Auth.types.MinimalUserDict:
+    """The caller's identity from `Authorization: Bearer <token>` (a parameter named `headers`: langgraph
+    dev passes it by that name, Aegra as the one argument)."""
+    if TOKENS is None:
+        return ANONYMOUS
+    inspector = _inspector_for(_header(headers, "authorization"))
+    if inspector is None:
+        raise Auth.exceptions.HTTPException(status_code=401, detail="sign in: Authorization: Bearer <token>")
+    return inspector
+
+
+def _forbidden(what: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=f"not allowed: {what}")
+
+
+@auth.on
+async def refuse_the_rest(ctx: Auth.types.AuthContext, value: Any) -> None:
+    """Default deny (crons and anything without a rule of its own), when auth is on."""
+    if TOKENS is not None:
+        raise _forbidden(f"{ctx.resource}.{ctx.action}")
+
+
+@auth.on.threads
+async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """A new thread (or run) is stamped with its creator; every thread action sees only the caller's."""
+    if TOKENS is None:
+        return None
+    identity = ctx.user.identity
+    if ctx.action in ("create", "create_run") and isinstance(value, dict):
+        # In place: the servers keep using the dict they passed (a new one would be ignored).
+        metadata = value.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = value["metadata"] = {}
+        metadata[OWNER] = identity  # whatever the caller wrote there
+    return {OWNER: identity}
+
+
+@auth.on.assistants
+async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
+    if TOKENS is not None and ctx.action not in ("read", "search"):
+        raise _forbidden(f"assistants.{ctx.action}")
+
+
+@auth.on.store()
+async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> None:
+    """Store items live under a namespace whose first part is their owner's identity."""
+    if TOKENS is None:
+        return
+    namespace = tuple(value.get("namespace") or ()) if isinstance(value, dict) else ()
+    if not namespace or namespace[0] != ctx.user.identity:
+        raise _forbidden("store namespaces must start with your identity")

@@ -1,0 +1,159 @@
+"""Sign-in and isolation (py_src/sitewalk_agent/auth.py) through the raw HTTP API, on both servers.
+
+Two inspectors with tokens from a token file (SITEWALK_TOKENS): Ana starts an inspection and it
+waits on a headless tool; Ben can neither see it in a search nor read, resume, fork, stream, list
+or cancel it (404 or 403), nor forge its owner; the store serves each only their own namespace.
+The same handler runs on `langgraph dev` (headers as bytes) and on Aegra (headers as str).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from durable_helpers import ASSISTANT, draft_answer, start_message, start_test_stack, stop_test_stack
+
+TOKENS = {
+    "ana-token-0123456789abcdef": {"identity": "ana", "display_name": "Ana Ortiz"},
+    "ben-token-0123456789abcdef": {"identity": "ben", "display_name": "Ben Okafor"},
+}
+ANA = {"Authorization": "Bearer ana-token-0123456789abcdef"}
+BEN = {"Authorization": "Bearer ben-token-0123456789abcdef"}
+DENIED = (403, 404)
+
+
+@pytest.fixture(scope="module")
+def token_file(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("auth") / "tokens.json"
+    path.write_text(json.dumps(TOKENS))
+    path.chmod(0o644)  # Aegra's servers read it as the user that runs them
+    return str(path)
+
+
+@pytest.fixture(scope="module", params=["langgraph-dev", "aegra"])
+def server_url(request, token_file) -> Iterator[str]:
+    env = {"SITEWALK_TOKENS": token_file}
+    if request.param == "aegra":
+        stack = start_test_stack("auth", extra_env=env)
+        try:
+            yield stack.url
+        finally:
+            stop_test_stack(stack)
+        return
+    from build import start_agent_server
+
+    server = start_agent_server(env=env)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
+    events, name = [], ""
+    for line in response.iter_lines():
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            events.append((name, json.loads(line[5:].strip() or "null")))
+    return events
+
+
+def stream_run(http: httpx.Client, thread_id: str, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+    """POST runs/stream and read it to the end (the response keeps the status and the events)."""
+    with http.stream("POST", f"/threads/{thread_id}/runs/stream", headers=headers,
+                     json={"assistant_id": ASSISTANT, "stream_mode": ["values", "updates"], **body}) as response:
+        response.read()
+    return response
+
+
+def waiting_thread(http: httpx.Client, headers: dict[str, str]) -> tuple[str, str, dict[str, Any]]:
+    """A thread of the caller's, waiting on read_local_draft: (thread id, run id, pending interrupt)."""
+    thread = http.post("/threads", headers=headers, json={"metadata": {}}).json()
+    started = stream_run(http, thread["thread_id"], {"input": start_message()}, headers)
+    assert started.status_code == 200, started.text
+    run_id = sse_events(started)[0][1]["run_id"]
+    state = http.get(f"/threads/{thread['thread_id']}/state", headers=headers).json()
+    [pending] = state["interrupts"]
+    return thread["thread_id"], run_id, pending
+
+
+def refused(response: httpx.Response) -> bool:
+    """403/404, or (langgraph dev, once a stream has begun) a stream whose only event is a not-found error."""
+    if response.status_code in DENIED:
+        return True
+    events = sse_events(response)
+    return response.status_code == 200 and [name for name, _ in events] == ["error"] and \
+        "not found" in events[0][1]["message"].lower()
+
+
+@pytest.fixture
+def http(server_url) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server_url, timeout=60) as client:
+        yield client
+
+
+def test_sign_in_is_required(http):
+    assert http.post("/threads/search", json={}).status_code == 401
+    assert http.post("/threads", json={}, headers={"Authorization": "Bearer not-a-token-of-anyone"}).status_code == 401
+    no_scheme = {"Authorization": "ana-token-0123456789abcdef"}
+    assert http.post("/threads/search", json={}, headers=no_scheme).status_code == 401
+    assert http.post("/threads/search", json={}, headers=ANA).status_code == 200
+
+
+def test_another_inspector_cannot_touch_a_thread(http):
+    thread_id, run_id, pending = waiting_thread(http, ANA)
+    thread = f"/threads/{thread_id}"
+
+    assert thread_id not in [t["thread_id"] for t in http.post("/threads/search", json={}, headers=BEN).json()]
+    assert thread_id in [t["thread_id"] for t in http.post("/threads/search", json={}, headers=ANA).json()]
+    assert http.get(thread, headers=BEN).status_code in DENIED
+    assert http.get(f"{thread}/state", headers=BEN).status_code in DENIED
+    assert http.post(f"{thread}/history", json={"limit": 5}, headers=BEN).status_code in DENIED
+    listed = http.get(f"{thread}/runs", headers=BEN)  # Aegra lists nothing, langgraph dev says 404
+    assert listed.status_code in DENIED or listed.json() == []
+    assert http.get(f"{thread}/runs/{run_id}", headers=BEN).status_code in DENIED
+    with http.stream("GET", f"{thread}/runs/{run_id}/stream", headers=BEN) as joined:
+        joined.read()
+    assert refused(joined)
+    assert refused(stream_run(http, thread_id, {"command": {"resume": draft_answer(pending)}}, BEN))
+    fork = {"values": {"messages": []}, "as_node": "tools"}
+    assert http.post(f"{thread}/state", json=fork, headers=BEN).status_code in DENIED
+    assert http.post(f"{thread}/runs/{run_id}/cancel", headers=BEN).status_code in DENIED
+    assert http.delete(thread, headers=BEN).status_code in DENIED
+
+    # Ana's inspection is as she left it, and she finishes it
+    state = http.get(f"{thread}/state", headers=ANA).json()
+    assert state["interrupts"] == [pending]
+    finished = stream_run(http, thread_id, {"command": {"resume": draft_answer(pending)}}, ANA)
+    assert finished.status_code == 200
+    final = http.get(f"{thread}/state", headers=ANA).json()
+    assert final["values"]["messages"][-1]["content"] == "The card for inspection-42 is on screen."
+
+
+def test_the_owner_cannot_be_forged(http):
+    created = http.post("/threads", json={"metadata": {"owner": "ana"}}, headers=BEN).json()
+    assert created["metadata"]["owner"] == "ben"
+    assert http.get(f"/threads/{created['thread_id']}", headers=ANA).status_code in DENIED
+    assert http.get(f"/threads/{created['thread_id']}", headers=BEN).status_code == 200
+
+
+def test_store_namespaces_belong_to_their_identity(http):
+    item = {"namespace": ["ana", "notes"], "key": "pier-7", "value": {"text": "bollard"}}
+    assert http.put("/store/items", json=item, headers=ANA).status_code in (200, 204)
+    query = {"namespace": "ana.notes", "key": "pier-7"}
+    got = http.get("/store/items", params=query, headers=ANA)
+    assert got.status_code == 200 and got.json()["value"] == {"text": "bollard"}
+    assert http.get("/store/items", params=query, headers=BEN).status_code in DENIED
+    assert http.put("/store/items", json={**item, "value": {"text": "x"}}, headers=BEN).status_code in DENIED
+    assert http.post("/store/items/search", json={"namespace_prefix": ["ana"]}, headers=BEN).status_code in DENIED
+
+
+def test_assistants_can_be_read_not_changed(http):
+    found = http.post("/assistants/search", json={"graph_id": ASSISTANT}, headers=BEN)
+    assert found.status_code == 200 and found.json()[0]["graph_id"] == ASSISTANT
+    made = http.post("/assistants", json={"graph_id": ASSISTANT, "name": "mine"}, headers=BEN)
+    assert made.status_code == 403
