@@ -22,7 +22,7 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from ._compat import default_transport
-from .errors import StreamError, error_for_status
+from .errors import NotFound, StreamError, error_for_status
 from .schema import (
     Assistant,
     CancelAction,
@@ -259,8 +259,15 @@ class AgentServerClient:
         return self._http.base_url
 
     async def ok(self) -> bool:
-        """GET /ok: True when the server answers (raises ServerUnreachable when it does not)."""
-        body = await self._http.call("GET", "/ok")
+        """GET /ok: True when the server answers (raises ServerUnreachable when it does not).
+
+        Aegra has no /ok (404); its GET /info answering is the same sign of life.
+        """
+        try:
+            body = await self._http.call("GET", "/ok")
+        except NotFound:
+            await self._http.call("GET", "/info")
+            return True
         return bool(body.get("ok", True)) if isinstance(body, dict) else True
 
     def resume(
