@@ -53,17 +53,18 @@ def test_pure_packages_ship_as_one_archive_with_its_integrity(dist):
     bundle = build.load_bundle()
     meta = bundle_mjs(dist)
     archive = meta["archive"]
-    pure = {build._canonical(w["name"]) for w in bundle["wheels"]} - {"pydantic-core"}
+    pure = {build.canonical(w["name"]) for w in bundle["wheels"]} - {"pydantic-core"}
     assert set(archive["packages"]) == pure
     assert set(meta["packages"]) == pure | {"pydantic-core", "sitewalk"}  # all of them (the bare baseline)
     assert meta["wheels"] == ["pydantic-core", "sitewalk"]
-    for file, integrity in ((archive["file"], archive["integrity"]), (archive["metadata"], archive["metadataIntegrity"])):
+    pairs = ((archive["file"], archive["integrity"]), (archive["metadata"], archive["metadataIntegrity"]))
+    for file, integrity in pairs:
         digest = base64.b64encode(hashlib.sha256((dist / file).read_bytes()).digest()).decode()
         assert integrity == "sha256-" + digest, file
     code = zipfile.ZipFile(dist / archive["file"]).namelist()
     metadata = zipfile.ZipFile(dist / archive["metadata"]).namelist()
     for spec in bundle["wheels"]:
-        if build._canonical(spec["name"]) not in pure:
+        if build.canonical(spec["name"]) not in pure:
             continue
         for module in spec["imports"]:  # bytecode only, importable in place
             assert f"{module}/__init__.pyc" in code or f"{module}.pyc" in code, module
@@ -78,7 +79,8 @@ def test_preloads_are_exactly_what_the_boot_fetches(dist):
     html = (dist / "index.html").read_text()
     meta = bundle_mjs(dist)
     lock = json.loads((dist / "pyodide-lock.json").read_text())
-    for href in [meta["archive"]["file"], meta["archive"]["metadata"]] + [e["file_name"] for e in lock["packages"].values()]:
+    wheels = [e["file_name"] for e in lock["packages"].values()]
+    for href in [meta["archive"]["file"], meta["archive"]["metadata"]] + wheels:
         assert f'<link rel="preload" href="{href}" as="fetch" crossorigin>' in html, href
 
 
@@ -187,3 +189,43 @@ def test_static_server_types_and_base_path(dist, base):
 def test_app_url_carries_the_server():
     url = build.app_url("http://127.0.0.1:8000/", "http://127.0.0.1:2024")
     assert url == "http://127.0.0.1:8000/?server=http://127.0.0.1:2024"
+
+
+def test_a_failing_stage_leaves_no_staging_folder_and_dist_untouched(dist, tmp_path, monkeypatch):
+    import shutil
+
+    out = tmp_path / "dist"
+    shutil.copytree(dist, out)
+    before = {p.relative_to(out).as_posix(): sha256(p) for p in out.rglob("*") if p.is_file()}
+    names = [name for name, _ in build.STAGES]
+    middle = names.index("fill index")  # the wheels, the lock and web/ are already in the staging folder
+
+    def broken(site):
+        assert (site.staging / "pyodide-lock.json").exists() and (site.staging / "index.html").exists()
+        raise build.BuildError("injected failure")
+
+    stages = list(build.STAGES)
+    stages[middle] = ("fill index", broken)
+    monkeypatch.setattr("sitewalk_build.assemble.STAGES", stages)
+    scratch_before = set((ROOT / ".cache").glob("scratch-*"))
+    with pytest.raises(build.BuildError, match="injected failure"):
+        build.build(out, quiet=True)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no .dist-staging-*, .dist-old-*
+    after = {p.relative_to(out).as_posix(): sha256(p) for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert set((ROOT / ".cache").glob("scratch-*")) <= scratch_before  # the scratch folder went too
+
+
+def test_stages_are_named_and_in_order():
+    names = [name for name, _ in build.STAGES]
+    assert names[:3] == ["copy core", "pack wheels", "compile bytecode"]
+    assert names[-2:] == ["check origins", "write stamp"]  # nothing is stamped that was not scanned
+    assert len(set(names)) == len(names)
+
+
+def test_the_bytecode_programs_are_files_of_the_package():
+    from sitewalk_build import precompile
+
+    assert precompile.COMPILER.is_file() and precompile.DRIVER.is_file()
+    compile(precompile.COMPILER.read_text(), str(precompile.COMPILER), "exec")  # valid Python on its own
+    assert "runPython" in precompile.DRIVER.read_text()

@@ -1,0 +1,24 @@
+"""Sitewalk's build tooling: build dist/ (the offline static site), serve it with an agent server, benchmark its boot.
+
+``build.py`` at the repository root is the command line and re-exports the public names; the work is
+done here, one concern a module:
+
+    paths          where the inputs and outputs live
+    errors         BuildError, AgentServerError, log()
+    digests        sha256 / subresource integrity / npm integrity, deterministic zip entries, commands
+    bundle         [tool.sitewalk.bundle] of pyproject.toml, and the lock built from it
+    fetch          the pinned Pyodide core and wheels, downloaded into .cache/ and verified
+    wheels         the app's own wheel, and the pure wheels merged into one archive
+    precompile     bytecode compiled with Pyodide under node (pyc_compiler.py, pyc_driver.mjs)
+    policy         the Content-Security-Policy and the scan for foreign origins
+    stale          when dist/ must be rebuilt (its stamp and inputs)
+    assemble       the site assembled in named stages inside a staging folder
+    agent_server   ``langgraph dev`` started and stopped
+    static_server  dist/ over HTTP under any base path
+    serve          the ``serve`` command (both servers)
+    browser        headless Chromium on this project's machines
+    bench          the boot benchmark (desktop and phone profiles)
+    cli            the argument parser
+
+Importing the package has no side effects.
+"""

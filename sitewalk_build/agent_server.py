@@ -1,0 +1,176 @@
+"""A ``langgraph dev`` agent server, started on a free port and stopped with everything it started."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from sitewalk_build.errors import AgentServerError
+from sitewalk_build.paths import ROOT
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free now on ``host``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def _langgraph_exe() -> str:
+    cand = Path(sys.executable).parent / "langgraph"
+    if cand.exists():
+        return str(cand)
+    found = shutil.which("langgraph")
+    if not found:
+        raise AgentServerError(
+            "the `langgraph` CLI is not installed: pip install -e '.[dev]' (langgraph-cli[inmem])")
+    return found
+
+
+@dataclass
+class AgentServer:
+    """A running ``langgraph dev`` process."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    url: str
+    log_path: Path
+    _log_file: IO[bytes] | None = field(default=None, repr=False)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.poll()
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        text = ANSI_RE.sub("", text)
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """Stop the server (its whole process group); return its exit code."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5)
+        else:
+            # Leftover children of a dead leader, if any.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+        if self._log_file:
+            with contextlib.suppress(Exception):
+                self._log_file.close()
+        return self.process.returncode
+
+    def __enter__(self) -> AgentServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def agent_server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the server: no tracing, analytics or version check (nothing calls out)."""
+    env = dict(os.environ)
+    env.update({
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "PYTHONUNBUFFERED": "1",
+    })
+    if extra:
+        env.update(extra)
+    return env
+
+
+def _answers_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/ok", timeout=2) as r:
+            return bool(r.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _wait_ready(server: AgentServer, timeout: float) -> None:
+    """Until GET /ok answers; an exit or a timeout stops the server and raises with its log's tail."""
+    deadline = time.monotonic() + timeout
+    while not _answers_ok(server.url):
+        if server.process.poll() is not None:
+            server.stop()
+            raise AgentServerError(
+                f"agent server exited with code {server.process.returncode} while starting; "
+                f"last lines of {server.log_path.name}:\n{server.log_tail()}")
+        if time.monotonic() > deadline:
+            server.stop()
+            raise AgentServerError(
+                f"agent server did not answer GET /ok within {timeout:.0f} s; "
+                f"last lines of its log:\n{server.log_tail()}")
+        time.sleep(0.25)
+
+
+def start_agent_server(port: int | None = None, *, config: Path | str = "langgraph.json",
+                       cwd: Path | str = ROOT, host: str = "127.0.0.1", timeout: float = 120.0,
+                       log_path: Path | str | None = None, env: dict[str, str] | None = None) -> AgentServer:
+    """Start ``langgraph dev`` on ``port`` (a free one if None) and wait for GET /ok.
+
+    Raises AgentServerError (with the exit code and the log's last lines) if
+    it exits or does not answer within ``timeout`` seconds.
+    """
+    cwd = Path(cwd)
+    port = port or free_port(host)
+    config_path = Path(config) if Path(config).is_absolute() else cwd / config
+    if not config_path.exists():
+        raise AgentServerError(f"agent server config {config_path.name} not found in {cwd}")
+    if log_path is None:
+        log_path = Path(tempfile.mkdtemp(prefix="sitewalk-agent-")) / f"agent-server-{port}.log"
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_file = open(log_path, "wb")  # owned by the AgentServer, closed by stop()
+    cmd = [_langgraph_exe(), "dev", "--no-browser", "--no-reload", "--host", host,
+           "--port", str(port), "--config", str(config_path)]
+    proc = subprocess.Popen(cmd, cwd=cwd, env=agent_server_env(env), stdin=subprocess.DEVNULL,
+                            stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+    server = AgentServer(proc, port, f"http://{host}:{port}", log_path, log_file)
+    atexit.register(server.stop)  # never leave a server behind, even on an error exit
+    _wait_ready(server, timeout)
+    return server
+
+
+__all__ = ["AgentServer", "agent_server_env", "free_port", "port_free", "start_agent_server"]

@@ -1,0 +1,394 @@
+"""The static site, assembled in named stages inside a staging folder, then swapped in for dist/.
+
+Each stage reads what earlier ones left on the ``Site`` and adds its part. The staging folder and
+the scratch folder are removed whatever happens (a failed stage leaves dist/ as it was and nothing
+behind); only a finished, scanned tree replaces dist/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitewalk_build import bundle as bundle_mod
+from sitewalk_build.bundle import Bundle, canonical, check_closed, install_order, lock_entry, write_lock
+from sitewalk_build.digests import sha256, sri
+from sitewalk_build.errors import BuildError, log
+from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
+from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST, PY_SRC, STAMP, WEB
+from sitewalk_build.policy import csp, origin, scan_dist
+from sitewalk_build.precompile import Job, precompile_archives
+from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
+from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel
+
+Wheels = list[tuple[dict[str, Any], Path]]
+
+
+@dataclass
+class Site:
+    """One build in progress: its inputs, its folders, and what each stage has produced so far."""
+
+    bundle: Bundle
+    core: Path  # the verified Pyodide core files
+    info: dict[str, Any]  # the core lock's info block
+    wheels: Wheels  # the verified pinned wheels
+    staging: Path  # becomes dist/
+    scratch: Path  # intermediate files, never shipped
+    server_url: str
+    web: Path
+    app_src: Path
+    cache: Path
+    bench: bool
+    jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
+    zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
+    installed: Wheels = field(default_factory=list)  # installed by loadPackage (native code; the app)
+    app_wheel: Path | None = None  # the project's own wheel, built from app_src
+    everything: dict[str, dict[str, Any]] = field(default_factory=dict)  # every package, as downloaded
+    packages: dict[str, dict[str, Any]] = field(default_factory=dict)  # the shipped lock's packages
+    boot: dict[str, Any] = field(default_factory=dict)  # bundle.mjs: what boot.js loads
+    version: str = ""
+
+    @property
+    def app(self) -> dict[str, Any]:
+        return self.bundle["app"]
+
+    @property
+    def python_dir(self) -> str:
+        return self.info["python"].rsplit(".", 1)[0]  # "3.14"
+
+    @property
+    def site_packages(self) -> str:
+        return f"/lib/python{self.python_dir}/site-packages"
+
+    @property
+    def site_zip_path(self) -> str:
+        """Where boot.js writes the pure packages' archive; it is appended to sys.path."""
+        return self.site_packages + ".zip"
+
+    @property
+    def stdlib_zip_path(self) -> str:
+        return f"/lib/python{self.python_dir.replace('.', '')}.zip"
+
+    @property
+    def archives(self) -> Wheels:
+        """Every wheel of the bundle as downloaded or built (before bytecode)."""
+        if self.app_wheel is None:
+            raise BuildError("the app wheel is not built yet (stage order)")
+        return self.wheels + [(self.app, self.app_wheel)]
+
+    @property
+    def precompile(self) -> bool:
+        return bool(self.bundle.get("precompile", True))
+
+    def ship(self, src: Path, dst: Path, location: str, keep_source: bool = False) -> None:
+        """Put an archive into the site: queued for bytecode when the bundle precompiles, copied otherwise."""
+        if self.precompile:
+            self.jobs.append(Job(src, dst, location, keep_source))
+        else:
+            shutil.copy2(src, dst)
+
+
+# ---------------------------------------------------------------------------
+# The stages, in order
+# ---------------------------------------------------------------------------
+
+
+def copy_core(site: Site) -> None:
+    """The Pyodide core files; the stdlib zip waits for bytecode."""
+    (site.staging / "pyodide").mkdir(parents=True)
+    for name in site.bundle["pyodide_files"]:
+        dst = site.staging / "pyodide" / name
+        if name == "python_stdlib.zip":
+            site.ship(site.core / name, dst, site.stdlib_zip_path)
+        else:
+            shutil.copy2(site.core / name, dst)
+
+
+def pack_wheels(site: Site) -> None:
+    """Pure wheels ship as one archive that Python imports from (zipimport): nothing of them is
+    unpacked at boot. Wheels with native code (their .so must be on the file system) and the app's
+    own wheel (jinja2 reads its templates from disk) are installed by loadPackage."""
+    wheels_dir = site.staging / "wheels"
+    wheels_dir.mkdir()
+    site.zipped = [(spec, path) for spec, path in site.wheels if is_pure_wheel(path)]
+    site.installed = [(spec, path) for spec, path in site.wheels if not is_pure_wheel(path)]
+    site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch)
+    site.installed.append((site.app, site.app_wheel))
+    site_src = site.scratch / SITE_ARCHIVE
+    build_site_archives(site.zipped, site_src, wheels_dir / SITE_METADATA)
+    keep = site.bundle.get("keep_source", [site.app["name"]])
+    for spec, path in site.installed:
+        site.ship(path, wheels_dir / path.name, site.site_packages, spec["name"] in keep)
+    site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path)
+
+
+def compile_bytecode(site: Site) -> None:
+    """Every queued archive compiled in one run of Pyodide under node (or copied as source without node)."""
+    if site.jobs:
+        precompile_archives(site.jobs, site.core, site.bundle, site.cache)
+
+
+def write_pyodide_lock(site: Site) -> None:
+    """Every package of the bundle, with its full dependencies (the install order, and the bare
+    baseline's lock); the lock Sitewalk ships lists the installed wheels only, their dependencies
+    on archived packages being met by the archive on sys.path."""
+    site.everything = {canonical(spec["name"]): lock_entry(spec, path.name, sha256(path))
+                       for spec, path in site.archives}
+    check_closed(site.everything)
+    in_archive = {canonical(spec["name"]) for spec, _ in site.zipped}
+    for spec, path in site.installed:
+        key = canonical(spec["name"])
+        site.packages[key] = dict(site.everything[key], sha256=sha256(site.staging / "wheels" / path.name),
+                                  depends=[d for d in site.everything[key]["depends"] if d not in in_archive])
+    write_lock(site.staging / "pyodide-lock.json", site.info, site.packages)
+
+
+def write_bench_baseline(site: Site) -> None:
+    """With ``bench``: the bare baseline's stdlib and wheels exactly as downloaded, in dist/bench/."""
+    if not site.bench:
+        return
+    bdir = site.staging / "bench"
+    (bdir / "wheels").mkdir(parents=True)
+    shutil.copy2(site.core / "python_stdlib.zip", bdir / "python_stdlib.zip")
+    for _, path in site.archives:
+        shutil.copy2(path, bdir / "wheels" / path.name)
+    write_lock(bdir / "pyodide-lock.json", site.info, site.everything)
+
+
+def copy_web(site: Site) -> None:
+    """The files of web/ as they are (index.html is filled in by a later stage)."""
+    if not (site.web / "index.html").exists():
+        raise BuildError(f"{site.web}/index.html is missing")
+    for path in sorted(site.web.rglob("*")):
+        if path.is_dir() or "__pycache__" in path.parts:
+            continue
+        out = site.staging / path.relative_to(site.web)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, out)
+
+
+def describe_boot(site: Site) -> None:
+    """What boot.js loads (bundle.mjs, written once its version is known) and config.json."""
+    order = install_order(site.everything)
+    archived = {canonical(spec["name"]) for spec, _ in site.zipped}
+    wheels_dir = site.staging / "wheels"
+    site.boot = {
+        "version": "",  # the version of the whole site, filled in by stamp_version
+        "pyodide": site.bundle["pyodide"],
+        "packages": order,  # every package of the bundle, in install order
+        "wheels": [key for key in order if key in site.packages],  # installed by pyodide.loadPackage
+        "archive": {  # fetched by boot.js (subresource integrity) and imported from in place
+            "file": f"wheels/{SITE_ARCHIVE}",
+            "integrity": sri(wheels_dir / SITE_ARCHIVE),
+            "path": site.site_zip_path,
+            "metadata": f"wheels/{SITE_METADATA}",  # unpacked into site_packages
+            "metadataIntegrity": sri(wheels_dir / SITE_METADATA),
+            "sitePackages": site.site_packages,
+            "packages": [key for key in order if key in archived],
+        },
+        "entry": site.app.get("entry", "sitewalk.app"),
+    }
+    config = json.dumps({"agentServerUrl": site.server_url}, indent=1) + "\n"
+    (site.staging / "config.json").write_text(config)
+
+
+def fill_index(site: Site) -> None:
+    """index.html gets its CSP and a preload of every fetch the boot needs.
+
+    Preloads start them at once, while the scripts compile and Python starts: Pyodide then finds
+    them in the preload cache. Wheels are fetched by Pyodide with subresource integrity; Chromium
+    ignores integrity on as=fetch preloads and still reuses them (checked: one request per file),
+    and verifies the hash when Pyodide consumes them.
+    """
+    preload = [
+        '<link rel="modulepreload" href="pyodide/pyodide.mjs">',
+        '<link rel="modulepreload" href="pyodide/pyodide.asm.mjs">',
+        '<link rel="modulepreload" href="bundle.mjs">',
+        '<link rel="preload" href="pyodide/pyodide.asm.wasm" as="fetch" crossorigin>',
+        '<link rel="preload" href="pyodide/python_stdlib.zip" as="fetch" crossorigin>',
+        '<link rel="preload" href="pyodide-lock.json" as="fetch" crossorigin>',
+        '<link rel="preload" href="config.json" as="fetch" crossorigin>',
+    ]
+    archive = site.boot["archive"]
+    fetched = [archive["file"], archive["metadata"]] + [site.packages[k]["file_name"] for k in site.boot["wheels"]]
+    preload += [f'<link rel="preload" href="{href}" as="fetch" crossorigin>' for href in fetched]
+    index = site.staging / "index.html"
+    html = index.read_text().replace("%SITEWALK_CSP%", csp(site.server_url))
+    index.write_text(html.replace("<!--SITEWALK:PRELOAD-->", "\n  ".join(preload)))
+
+
+def served_files(staging: Path) -> list[str]:
+    """What the service worker precaches: everything but itself, the stamp and the bench baseline."""
+    skip = {"sw.js", STAMP}
+    return [rel for p in sorted(staging.rglob("*"))
+            if not p.is_dir() and (rel := p.relative_to(staging).as_posix()) not in skip
+            and not rel.startswith("bench/")]
+
+
+def stamp_version(site: Site) -> None:
+    """The version is a hash of everything the service worker will serve (bundle.mjs, which carries
+    it, excepted); then bundle.mjs is written."""
+    h = hashlib.sha256()
+    for rel in served_files(site.staging):
+        if rel != "bundle.mjs":
+            h.update(rel.encode() + b"\0" + sha256(site.staging / rel).encode() + b"\n")
+    site.version = site.boot["version"] = h.hexdigest()[:16]
+    (site.staging / "bundle.mjs").write_text(
+        "// Generated by build.py: what the boot script loads. Do not edit.\n"
+        f"export default {json.dumps(site.boot, indent=1)};\n"
+    )
+
+
+def fill_precache(site: Site) -> None:
+    """sw.js gets its precache manifest: each file with its subresource integrity, so the service
+    worker stores exactly what was built, or nothing (a corrupt file fails its install)."""
+    sw = site.staging / "sw.js"
+    if not sw.exists():
+        return
+    files = served_files(site.staging)
+    integrity = {rel: sri(site.staging / rel) for rel in files}
+    integrity["./"] = integrity["index.html"]
+    manifest = {"version": site.version, "files": ["./"] + files, "integrity": integrity}
+    new, n = re.subn(r"/\*__PRECACHE__\*/.*?/\*__END__\*/",
+                     lambda m: "/*__PRECACHE__*/" + json.dumps(manifest) + "/*__END__*/",
+                     sw.read_text(), flags=re.S)
+    if n != 1:
+        raise BuildError("web/sw.js lacks the /*__PRECACHE__*/.../*__END__*/ marker")
+    sw.write_text(new)
+
+
+def check_origins(site: Site) -> None:
+    """Nothing in the site refers to a foreign origin."""
+    problems = scan_dist(site.staging, site.server_url)
+    if problems:
+        raise BuildError("dist would reference foreign origins:\n  " + "\n  ".join(problems))
+
+
+def write_build_stamp(site: Site) -> None:
+    """What this dist/ was built from (is_stale reads it)."""
+    write_stamp(site.staging, {
+        "version": site.version,
+        "agentServerUrl": site.server_url,
+        "app_src": str(site.app_src.resolve()),
+        "web": str(site.web.resolve()),
+        "inputs": input_names(site.web, site.app_src, site.app["package"]),
+        "bench": site.bench,
+    })
+
+
+Stage = Callable[[Site], None]
+STAGES: list[tuple[str, Stage]] = [
+    ("copy core", copy_core),
+    ("pack wheels", pack_wheels),
+    ("compile bytecode", compile_bytecode),
+    ("write lock", write_pyodide_lock),
+    ("bench baseline", write_bench_baseline),
+    ("copy web", copy_web),
+    ("describe boot", describe_boot),
+    ("fill index", fill_index),
+    ("stamp version", stamp_version),
+    ("fill precache", fill_precache),
+    ("check origins", check_origins),
+    ("write stamp", write_build_stamp),
+]
+
+
+# ---------------------------------------------------------------------------
+# build / ensure_built
+# ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def build_lock(cache: Path = CACHE) -> Iterator[None]:
+    """Serialize builds of this checkout (tests and developers build concurrently)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "build.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _folder(parent: Path, prefix: str) -> Iterator[Path]:
+    """A fresh folder under ``parent``, removed on the way out whatever happened."""
+    path = Path(tempfile.mkdtemp(dir=parent, prefix=prefix))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _swap_in(staging: Path, dist: Path) -> None:
+    """Replace dist/ with the finished tree; a server serving the old one keeps working until then."""
+    with _folder(dist.parent, f".{dist.name}-old-") as old:
+        if dist.exists():
+            os.replace(dist, old / dist.name)
+        os.replace(staging, dist)
+
+
+def build(dist: Path = DIST, **kwargs: Any) -> Path:
+    """Build the static site into ``dist``; return its path. See build_unlocked."""
+    with build_lock(kwargs.get("cache", CACHE)):
+        return build_unlocked(dist, **kwargs)
+
+
+def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
+                   app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
+                   bench: bool = False) -> Path:
+    """Build the static site into ``dist``; return its path.
+
+    Raises BuildError on a hash mismatch, a missing input or a reference to a
+    foreign origin in the output. ``bench=True`` also writes the bare-Pyodide
+    baseline's own copies of the stdlib and wheels as shipped (no bytecode)
+    into dist/bench/ (excluded from the service worker's precache).
+    """
+    t0 = time.monotonic()
+    origin(server_url)
+    bundle = bundle_mod.load_bundle()
+    core = fetch_pyodide(bundle, cache)
+    info = bundle_mod.core_info(bundle, core)
+    wheels = [(w, fetch_wheel(w, bundle, cache)) for w in bundle["wheels"]]
+    cache.mkdir(parents=True, exist_ok=True)
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    with _folder(dist.parent, f".{dist.name}-staging-") as staging, _folder(cache, "scratch-") as scratch:
+        os.chmod(staging, 0o755)
+        site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache, bench)
+        for _, stage in STAGES:
+            stage(site)
+        _swap_in(staging, dist)
+    if not quiet:
+        files = served_files(dist)
+        total = sum((dist / rel).stat().st_size for rel in files)
+        log(f"built {dist.name}/ version {site.version}: {len(files)} files, {total / 1e6:.1f} MB, "
+            f"{time.monotonic() - t0:.1f} s")
+    return dist
+
+
+def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
+    """Build dist/ if it is stale; return its path.
+
+    Takes build()'s keyword arguments; a rebuild keeps the agent server URL
+    and the bench files of the previous build unless told otherwise.
+    """
+    with build_lock(kwargs.get("cache", CACHE)):
+        previous = read_stamp(dist) or {}
+        if "agentServerUrl" in previous:
+            kwargs.setdefault("server_url", previous["agentServerUrl"])
+            kwargs.setdefault("bench", bool(previous.get("bench")))
+        if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
+                    server_url=kwargs.get("server_url"), bench=kwargs.get("bench", False)):
+            return build_unlocked(dist, **kwargs)
+        return dist

@@ -1,0 +1,192 @@
+"""The boot benchmark: Sitewalk's cold and warm boot to interactive against bare Pyodide loading the
+same packages, in the same browser, same run, under a device profile.
+
+Profiles: ``desktop`` (the machine as it is) and ``phone`` (4x CPU slowdown and a mobile network:
+about 1.6 Mbit/s down, 750 kbit/s up, 150 ms round trip, through CDP, at a 390x844 viewport).
+All times are ``performance.now()`` in the page, i.e. ms since navigation start. Sitewalk's
+"interactive" is ``__sitewalkBoot.appStarted`` (the app's main() returned). The figures are
+reported with their ratios; there is no pass or fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitewalk_build.agent_server import AgentServer, free_port, start_agent_server
+from sitewalk_build.assemble import ensure_built
+from sitewalk_build.browser import chromium_launch_args, wait_js
+from sitewalk_build.errors import log
+from sitewalk_build.paths import DIST, ROOT
+from sitewalk_build.static_server import app_url, serve_static
+
+BOOT_DONE_JS = ("(window.__sitewalkBoot && (window.__sitewalkBoot.appStarted || window.__sitewalkBoot.error))"
+                " ? window.__sitewalkBoot : null")
+BARE_DONE_JS = "window.__bare && (window.__bare.done || window.__bare.error) ? window.__bare : null"
+FCP_JS = "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null"
+# A fixed amount of pure JS work, timed in the page: shows the CPU slowdown is in effect.
+CPU_PROBE_JS = "(() => { const t = performance.now(); let x = 0; for (let i = 0; i < 2e7; i++) x += i % 7;" \
+               " return x > 0 ? performance.now() - t : 0; })()"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A device to emulate: CPU slowdown, network conditions (CDP's form) and the browser context."""
+
+    name: str
+    cpu_slowdown: float = 1.0
+    network: dict[str, Any] | None = None  # Network.emulateNetworkConditions parameters
+    context: dict[str, Any] = field(default_factory=dict)  # playwright new_context() options
+    timeout: float = 180.0  # s, for one boot
+
+
+DESKTOP = Profile("desktop")
+PHONE = Profile(
+    "phone",
+    cpu_slowdown=4.0,
+    network={"offline": False, "latency": 150, "downloadThroughput": 1_600_000 / 8, "uploadThroughput": 750_000 / 8},
+    context={"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True,
+             "has_touch": True},
+    timeout=900.0,
+)
+PROFILES = {p.name: p for p in (DESKTOP, PHONE)}
+FIGURES = ["bare", "bare_python", "cold", "cold_python", "cold_packages", "cold_main", "cold_paint",
+           "warm", "warm_python", "warm_packages", "warm_main", "cpu_probe"]
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2) if xs else float("nan")
+
+
+def _page(browser: Any, profile: Profile) -> tuple[Any, Any]:
+    """A fresh context (empty HTTP cache, no service worker) and a page with the profile applied."""
+    ctx = browser.new_context(**profile.context)
+    page = ctx.new_page()
+    cdp = ctx.new_cdp_session(page)
+    if profile.cpu_slowdown != 1.0:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": profile.cpu_slowdown})
+    if profile.network:
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", profile.network)
+    return ctx, page
+
+
+def _boot(page: Any, timeout: float) -> dict[str, Any]:
+    boot: dict[str, Any] = wait_js(page, BOOT_DONE_JS, timeout)
+    if boot.get("error"):
+        raise RuntimeError(f"boot failed: {boot['error']}")
+    return boot
+
+
+def _bare_run(browser: Any, profile: Profile, site_url: str) -> dict[str, float]:
+    """Plain loadPyodide of the same packages as downloaded (web/bench/bare.html)."""
+    ctx, page = _page(browser, profile)
+    try:
+        page.goto(site_url + "bench/bare.html", wait_until="commit")
+        bare = wait_js(page, BARE_DONE_JS, profile.timeout)
+    finally:
+        ctx.close()
+    if bare.get("error"):
+        raise RuntimeError(f"bare page failed: {bare['error']}")
+    return {"bare": bare["done"], "bare_python": bare["pyodideReady"]}
+
+
+def _app_run(browser: Any, profile: Profile, url: str) -> dict[str, float]:
+    """Sitewalk cold (fresh context), then warm (reloaded once its service worker controls the page)."""
+    ctx, page = _page(browser, profile)
+    try:
+        page.goto(url, wait_until="commit")
+        cold = _boot(page, profile.timeout)
+        figures = {"cold": cold["appStarted"], "cold_python": cold["pyodideReady"],
+                   "cold_packages": cold["packagesLoaded"], "cold_main": cold["appStarted"] - cold["appStarting"],
+                   "cold_paint": page.evaluate(FCP_JS) or math.nan}
+        wait_js(page, "navigator.serviceWorker.controller !== null", profile.timeout)
+        page.reload(wait_until="commit")
+        warm = _boot(page, profile.timeout)
+        figures.update({"warm": warm["appStarted"], "warm_python": warm["pyodideReady"],
+                        "warm_packages": warm["packagesLoaded"], "warm_main": warm["appStarted"] - warm["appStarting"],
+                        "cpu_probe": page.evaluate(CPU_PROBE_JS)})
+        return figures
+    finally:
+        ctx.close()
+
+
+def _runs(runs: int, profile: Profile, site_url: str, url: str) -> dict[str, list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    results: dict[str, list[float]] = {k: [] for k in FIGURES}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(**chromium_launch_args())
+        try:
+            for i in range(runs):
+                figures = _bare_run(browser, profile, site_url) | _app_run(browser, profile, url)
+                for key, value in figures.items():
+                    results[key].append(value)
+                log(f"{profile.name} run {i + 1}/{runs}: bare {figures['bare']:.0f} ms, "
+                    f"cold {figures['cold']:.0f} ms, warm {figures['warm']:.0f} ms")
+        finally:
+            browser.close()
+    return results
+
+
+def run_bench(runs: int = 5, dist: Path = DIST, timeout: float | None = None, with_server: bool | None = None,
+              profile: Profile = DESKTOP) -> dict[str, Any]:
+    """Measure bare Pyodide, Sitewalk cold and warm boot under ``profile``; return the figures (ms).
+
+    If langgraph.json exists, a real agent server is started so that the app's first screen can
+    come up; otherwise the app is pointed at a closed port.
+    """
+    if timeout is not None:
+        profile = Profile(profile.name, profile.cpu_slowdown, profile.network, profile.context, timeout)
+    ensure_built(dist, bench=True)
+    if with_server is None:
+        with_server = (ROOT / "langgraph.json").exists()
+    agent: AgentServer | None = start_agent_server() if with_server else None
+    static = serve_static(dist, 0)
+    try:
+        server_url = agent.url if agent else f"http://127.0.0.1:{free_port()}"
+        results = _runs(runs, profile, static.url, app_url(static.url, server_url))
+    finally:
+        static.stop()
+        if agent:
+            agent.stop()
+    med = {k: median(v) for k, v in results.items()}
+    med["cold_over_bare"] = med["cold"] / med["bare"]
+    med["warm_over_cold"] = med["warm"] / med["cold"]
+    return {"profile": profile.name, "runs": results, "median": med, "agent_server": bool(agent)}
+
+
+def report(res: dict[str, Any]) -> list[str]:
+    """The figures as the developer reads them."""
+    m, n = res["median"], len(res["runs"]["cold"])
+    return [
+        f"boot benchmark [{res['profile']}], {n} runs, medians (ms from navigation start):",
+        f"  bare Pyodide + same packages : {m['bare']:8.0f}   (python ready {m['bare_python']:.0f})",
+        f"  Sitewalk cold (interactive)  : {m['cold']:8.0f}   (first paint {m['cold_paint']:.0f}, python ready "
+        f"{m['cold_python']:.0f}, packages {m['cold_packages']:.0f}, main() {m['cold_main']:.0f})",
+        f"  Sitewalk warm (sw cache)     : {m['warm']:8.0f}   (python ready {m['warm_python']:.0f}, "
+        f"packages {m['warm_packages']:.0f}, main() {m['warm_main']:.0f})",
+        f"  cold / bare = {m['cold_over_bare']:.2f}  (target <= 0.75)",
+        f"  warm / cold = {m['warm_over_cold']:.2f}  (target <= 0.35)",
+        f"  CPU probe (2e7 loop in the page) = {m['cpu_probe']:.0f} ms",
+    ]
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    names = list(PROFILES) if args.profile == "all" else [args.profile]
+    results = []
+    for name in names:
+        res = run_bench(args.runs, Path(args.dist), profile=PROFILES[name])
+        if not res["agent_server"]:
+            print("(no langgraph.json: the app was pointed at a closed port)")
+        print("\n".join(report(res)), flush=True)
+        results.append(res)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results if len(results) > 1 else results[0], indent=1))
+    return 0

@@ -1,0 +1,122 @@
+"""What the site may reach: the Content-Security-Policy written into index.html, and the scan that
+refuses a dist/ referring to a foreign origin (an offline site must not fetch from a CDN)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+from pathlib import Path
+
+from sitewalk_build.errors import BuildError
+from sitewalk_build.paths import DEFAULT_SERVER_URL, STAMP
+
+# Text files in dist/ that are scanned for foreign origins.
+TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".webmanifest", ".svg"}
+
+# Origins that the Pyodide core mentions but never uses when indexURL and the
+# lock are on the site: (file, regex matching the whole URL literal, count).
+# The CDN default in pyodide.mjs is a template literal used only when no
+# packageBaseUrl/indexURL is given; pyodide.asm.mjs builds a URL for a host
+# name given at run time (node's http fallback). Matched by shape, not host.
+CORE_ALLOWED_URLS = [
+    ("pyodide/pyodide.mjs", r"https://[a-z0-9.-]+/pyodide/v\$\{\w+\}/full/", 1),
+    ("pyodide/pyodide.asm.mjs", r"https://\$\{\w+\}", 1),
+]
+
+URL_RE = re.compile(r"https?://[^\s\"'`<>()\\]*")
+PROTOCOL_RELATIVE_RE = re.compile(r"""(?:src|href|action)\s*=\s*["']?//""", re.I)
+XMLNS_RE = re.compile(r"""\bxmlns(?::\w+)?\s*=\s*["'][^"']*["']""")
+LOOPBACK_SOURCE_RE = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\]):\*$")
+CSP_META_RE = re.compile(r'http-equiv="Content-Security-Policy"\s+content="([^"]*)"')
+
+
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of an absolute http(s) URL; anything else is a BuildError."""
+    p = urllib.parse.urlsplit(url)
+    if p.scheme not in ("http", "https") or not p.netloc:
+        raise BuildError(f"agent server URL must be absolute http(s): {url!r}")
+    return f"{p.scheme}://{p.netloc}"
+
+
+def is_loopback(origin: str) -> bool:
+    host = urllib.parse.urlsplit(origin).hostname or ""
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def csp(server_url: str) -> str:
+    """The Content-Security-Policy written into index.html.
+
+    No inline script or style, no eval ('wasm-unsafe-eval' only, which
+    WebAssembly needs), everything else from the site itself. connect-src is
+    the one place that must reach beyond the site, because the agent server
+    is configuration (config.json, or ?server= at run time) and usually
+    another origin: it allows the site, loopback on any port (local
+    development: `serve` picks free ports), any https origin (a deployed
+    agent server; an https page could not reach plain http anyway), and the
+    configured server's origin when it is plain http on another host (a LAN
+    deployment built with --server). It does not allow arbitrary plain-http
+    hosts, and nothing but fetch/XHR/EventSource is widened.
+    """
+    connect = ["'self'", "http://127.0.0.1:*", "http://localhost:*", "https:"]
+    server = origin(server_url)
+    if server and not server.startswith("https:") and not is_loopback(server):
+        connect.append(server)
+    return "; ".join([
+        "default-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "style-src 'self'",
+        "img-src 'self' data: blob:",
+        "connect-src " + " ".join(connect),
+        "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+    ])
+
+
+def _allowed_in_core(rel: str, urls: list[str], problems: list[str]) -> list[str]:
+    """The URLs of a core file minus the known ones, which must all be there."""
+    for name, rx, n in CORE_ALLOWED_URLS:
+        if name == rel:
+            pattern = re.compile(rx)
+            matching = [u for u in urls if pattern.fullmatch(u)]
+            if len(matching) != n:
+                problems.append(f"{rel}: expected {n} known core URL(s), found {len(matching)}")
+            return [u for u in urls if not pattern.fullmatch(u)]
+    return urls
+
+
+def _foreign_urls(rel: str, text: str, server_url: str, problems: list[str]) -> list[str]:
+    """The URLs of one file that nothing allows."""
+    urls = URL_RE.findall(text)
+    if rel == "config.json":
+        if json.loads(text).get("agentServerUrl") == server_url:
+            return [u for u in urls if u != server_url]
+        return urls
+    if rel == "index.html":
+        csp_meta = CSP_META_RE.search(text)
+        csp_urls = URL_RE.findall(csp_meta.group(1)) if csp_meta else []
+        server = origin(server_url)
+        ok = {u for u in csp_urls if LOOPBACK_SOURCE_RE.match(u) or u == server}
+        return [u for u in urls if u not in ok]
+    return _allowed_in_core(rel, urls, problems)
+
+
+def scan_dist(dist: Path, server_url: str = DEFAULT_SERVER_URL) -> list[str]:
+    """List references to http(s) origins in dist's text files that are not
+    explicitly allowed. Empty list = clean."""
+    problems: list[str] = []
+    origin(server_url)
+    for path in sorted(dist.rglob("*")):
+        if path.is_dir() or path.suffix not in TEXT_SUFFIXES or path.name == STAMP:
+            continue
+        rel = path.relative_to(dist).as_posix()
+        text = path.read_text(errors="replace")
+        if path.suffix in (".svg", ".html"):
+            text = XMLNS_RE.sub("", text)  # namespace names are not fetched
+        urls = _foreign_urls(rel, text, server_url, problems)
+        if path.suffix in (".html", ".css", ".svg") and PROTOCOL_RELATIVE_RE.search(text):
+            problems.append(f"{rel}: protocol-relative URL")
+        problems.extend(f"{rel}: {u}" for u in urls)
+    return problems
