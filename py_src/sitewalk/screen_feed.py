@@ -5,15 +5,18 @@
 - the server's `ui_spec` in `values` events (validated there; shown when it was not streamed
   here, or when it differs from what was built here: the server's word wins).
 
-Pure: the view is any object with `agent_text`, `screen` and `screen_issues` (see session.View).
+Pure: the view is any `ScreenView` (the session's `View` is one). A spec that fails validation
+leaves the last good screen; the view gets its issues and its text as plain lines (`screen_fallback`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from .screen_fallback import fallback_lines, patched_for_fallback
 from .spec.inline import InlineSplitter
 from .spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from .spec.validate import Issue
@@ -21,13 +24,26 @@ from .streaming import CallState, MessageText, ToolCallProgress
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen
 
-__all__ = ["PUSH_INTERVAL_S", "ScreenFeed"]
+__all__ = ["PUSH_INTERVAL_S", "ScreenFeed", "ScreenView"]
 
 PUSH_INTERVAL_S = 1 / 60  # a streaming screen is worked out and pushed at most once a frame
 
 
+class ScreenView(Protocol):
+    """What the feed shows: the transcript's words and the generative-UI screen."""
+
+    def agent_text(self, message_id: str, text: str) -> None:
+        """The prose of one agent message so far (patch lines taken out)."""
+
+    def screen(self, spec: dict[str, Any]) -> None:
+        """The screen to render now (a validated spec, or a streaming one's good part)."""
+
+    def screen_issues(self, issues: list[Issue], fallback: list[str]) -> None:
+        """A spec failed validation: its issues, and its text as plain lines (the last good screen stays)."""
+
+
 class ScreenFeed:
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: ScreenView) -> None:
         self.view = view
         self.live = LiveScreen()  # which spec owns the screen, and what of it can show
         self.spec_identity: dict[str, Any] | None = None  # the server's identity of the screen shown
@@ -68,7 +84,7 @@ class ScreenFeed:
         if patch:
             self.live.patch_lines(candidate, patch, base=self._on_record)
         if message.done:
-            self._finish(candidate)
+            self._finish(candidate, failed=lambda: patched_for_fallback(self._on_record, entry.patch))
         else:
             self._push_soon()
 
@@ -104,8 +120,10 @@ class ScreenFeed:
         index = self._message_order.setdefault(message_id, len(self._message_order))
         return SpecCandidate(index, call_index, tool_name, tool_call_id, 0, message_id=message_id)
 
-    def _finish(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None) -> list[Issue]:
-        """Judge a spec's final form once; invalid leaves the last good screen and shows the issues."""
+    def _finish(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None,
+                failed: Callable[[], Any] | None = None) -> list[Issue]:
+        """Judge a spec's final form once; invalid leaves the last good screen and shows the issues,
+        with the failed spec's text (`spec`, or what `failed()` rebuilds of a stream's spec)."""
         if candidate.tool_call_id in self._completed:
             self._push_screen()
             return []
@@ -113,7 +131,7 @@ class ScreenFeed:
         issues = self.live.complete(candidate, spec)
         self._push_screen()
         if issues:
-            self.view.screen_issues(issues)
+            self.view.screen_issues(issues, fallback_lines(spec if spec is not None or failed is None else failed()))
         return issues
 
     def _push_soon(self) -> None:
@@ -149,6 +167,7 @@ class _MessageProse:
     def __init__(self) -> None:
         self.splitter = InlineSplitter()
         self.prose = ""
+        self.patch = ""  # every patch line so far (a failed screen's text is rebuilt from them)
         self.changed = False
         self._fed = 0
         self._closed = False
@@ -167,6 +186,7 @@ class _MessageProse:
         added = "".join(prose)
         self.prose += added
         self.changed = bool(added) and bool(self.prose.strip())  # no empty paragraph for a patch-only reply
+        self.patch += "".join(patch)
         return "".join(patch)
 
 

@@ -12,7 +12,7 @@ from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.headless.delivery import AnswerBook, client_mismatch, mismatch_of, server_mismatches
-from sitewalk.session import InspectionSession
+from sitewalk.session import Hooks, InspectionSession
 
 # The same tool as an older build of the client knew it: another description, so another digest.
 OLD_READ = dataclasses.replace(READ_LOCAL_DRAFT, description="Read the draft (v0).")
@@ -108,9 +108,9 @@ def test_server_side_mismatch_an_old_client_sends_its_digest_and_the_agent_refus
 
     async def go():
         registry = _registry(OLD_CONTRACTS)
-        session = InspectionSession(AgentServerClient(agent_server), registry, RecordingView())
-        seen = []
-        session.on_contract_mismatch = seen.append
+        seen: list = []
+        session = InspectionSession(AgentServerClient(agent_server), registry, RecordingView(),
+                                    Hooks(on_contract_mismatch=seen.append))
         await session.start("inspection-42")
         return registry, session, seen
 
@@ -133,9 +133,8 @@ def test_client_side_mismatch_a_thread_started_without_a_manifest_is_answered_co
             pass
         registry = _registry(OLD_CONTRACTS)
         view = RecordingView()
-        session = InspectionSession(client, registry, view)
-        seen = []
-        session.on_contract_mismatch = seen.append
+        seen: list = []
+        session = InspectionSession(client, registry, view, Hooks(on_contract_mismatch=seen.append))
         waited = await session.rejoin(thread["thread_id"])
         state = await client.threads.get_state(thread["thread_id"])
         return registry, seen, waited, state, view
@@ -167,8 +166,7 @@ def test_rejoin_resends_the_recorded_answer_and_never_runs_the_tool_again(agent_
                     "result": {"inspection_id": "inspection-42", "site": "Recorded before the reload"}}
         await book.record(thread["thread_id"], pending["id"], recorded)  # the first page, then the reload
         registry = _registry()
-        session = InspectionSession(client, registry, RecordingView())
-        session.book = book
+        session = InspectionSession(client, registry, RecordingView(), Hooks(book=book))
         await session.rejoin(thread["thread_id"])
         again = await session.rejoin(thread["thread_id"])  # nothing pending any more: nothing to do
         state = await client.threads.get_state(thread["thread_id"])
@@ -186,8 +184,7 @@ def test_the_same_interrupt_delivered_twice_is_answered_once(agent_server):
 
     async def go():
         client = AgentServerClient(agent_server)
-        session = InspectionSession(client, _registry(), RecordingView())
-        session.book = AnswerBook(MemoryStore())
+        session = InspectionSession(client, _registry(), RecordingView(), Hooks(book=AnswerBook(MemoryStore())))
         real_get_state = client.threads.get_state
 
         async def doubled(thread_id, **kwargs):
@@ -240,16 +237,14 @@ def _outbox_session(agent_server, deliver_first):
         client = AgentServerClient(agent_server)
         sent = _flaky_resumes(client, deliver_first=deliver_first)
         book = AnswerBook(MemoryStore())
-        session = InspectionSession(client, _registry(), RecordingView())
-        session.book = book
         outbox: list[int] = []
-        session.on_outbox = outbox.append
         waits: list[int] = []
 
         async def wait_for_network(attempt):
             waits.append(attempt)
 
-        session.wait_for_network = wait_for_network
+        session = InspectionSession(client, _registry(), RecordingView(),
+                                    Hooks(book=book, on_outbox=outbox.append, wait_for_network=wait_for_network))
         await session.start("inspection-42")
         state = await client.threads.get_state(session.thread_id)
         [call_id] = session.registry.runs

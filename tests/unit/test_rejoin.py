@@ -57,7 +57,8 @@ class DroppingTransport(HttpxTransport):
 
     def __init__(self, after: int, when=lambda body: True):
         super().__init__()
-        self.after, self.when, self.dropped, self.joins = after, when, 0, []
+        self.after, self.when, self.dropped = after, when, 0
+        self.joins: list[str | None] = []  # the Last-Event-ID of each rejoin
 
     async def stream(self, method, url, json=None, headers=None):
         if method == "GET" and url.endswith("/stream"):

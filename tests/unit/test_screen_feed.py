@@ -13,14 +13,14 @@ EDIT = '{"op":"replace","path":"/elements/risk/props/level","value":"high"}\n'
 
 class ScreenView:
     def __init__(self):
-        self.screens, self.issues, self.texts = [], [], {}
+        self.screens, self.issues, self.texts, self.fallbacks = [], [], {}, []
 
-    def status(self, text): pass
-    def tool_call(self, *args): pass
-    def timeline(self, checkpoints): pass
     def agent_text(self, message_id, text): self.texts[message_id] = text
     def screen(self, spec): self.screens.append(json.loads(json.dumps(spec)))
-    def screen_issues(self, issues): self.issues.append(issues)
+
+    def screen_issues(self, issues, fallback):
+        self.issues.append(issues)
+        self.fallbacks.append(fallback)
 
 
 def feed_with_card():
@@ -89,3 +89,31 @@ def test_progress_is_pushed_at_most_once_a_frame_and_the_last_of_it_is_not_held_
     pushed_at_once, frames, screens = asyncio.run(go())
     assert pushed_at_once <= 2 + int(frames)  # the card, then at most one push a frame (not twenty)
     assert screens[-1]["elements"]["card"]["props"]["title"] == "Title 19"
+
+
+def test_a_bad_inline_line_keeps_the_last_good_screen_and_gives_the_lines_text_as_a_fallback():
+    feed, view = feed_with_card()
+    bad = '{"op":"replace","path":"/elements/badge/props/label","value":"Risk: high"}\n'
+    label = '{"op":"add","path":"/elements/risk/props/label","value":"Risk: high"}\n'
+    stream_text(feed, "m2", ["Raising the risk.\n", EDIT, bad, label])
+    assert view.screens[-1]["elements"]["risk"]["props"]["level"] == "low"  # the last good screen
+    [issues] = view.issues
+    assert [(i.code, i.element) for i in issues] == [("invalid_patch", "badge")]
+    # every word the reply's lines sent, the bad one skipped: what the screen would have said
+    assert view.fallbacks == [["InspectionCard: Inspection 42 · Pier 4", "RiskBadge: Risk: high · high"]]
+
+
+def test_a_render_ui_spec_with_an_unknown_type_gives_its_own_text_as_the_fallback():
+    from sitewalk.streaming import RunAssembler
+
+    feed, view = feed_with_card()
+    spec = {"root": "g", "elements": {"g": {"type": "Gauge", "props": {"title": "Noise", "value": 71}}}}
+    assembler = RunAssembler()
+    fragment = {"index": 0, "id": "c9", "name": "render_ui", "args": json.dumps(spec)}
+    for change in assembler.feed([{"type": "AIMessageChunk", "id": "m3", "content": "",
+                                   "tool_call_chunks": [fragment], "chunk_position": "last"}, {}]):
+        if not isinstance(change, MessageText):
+            feed.call(change)
+    assert [i.code for i in view.issues[-1]] == ["unknown_type"]
+    assert view.fallbacks[-1] == ["Gauge: Noise · 71"]
+    assert view.screens[-1]["elements"]["card"]["props"]["site"] == "Pier 4"

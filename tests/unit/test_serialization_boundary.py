@@ -11,7 +11,7 @@ from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT, ReadLocalDraftResult, local_only_fields, on_device, outbound
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.headless.delivery import AuditLog
-from sitewalk.session import InspectionSession
+from sitewalk.session import Hooks, InspectionSession
 
 SECRET = "Owner mentioned a dispute with the neighbour; do not share."
 
@@ -73,9 +73,8 @@ def test_against_the_agent_the_notes_stay_on_the_device_and_the_audit_log_record
 
     async def go():
         client = AgentServerClient(agent_server)
-        session = InspectionSession(client, _registry(store), RecordingView())
         audit_store = MemoryStore()
-        session.audit = AuditLog(audit_store)
+        session = InspectionSession(client, _registry(store), RecordingView(), Hooks(audit=AuditLog(audit_store)))
         await session.start("inspection-42")
         state = await client.threads.get_state(session.thread_id)
         history = [c async for page in client.threads.iter_history(session.thread_id, page_size=50) for c in page]

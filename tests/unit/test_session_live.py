@@ -7,7 +7,7 @@ import json
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
-from sitewalk.session import InspectionSession
+from sitewalk.session import Hooks, InspectionSession
 
 
 class RecordingView:
@@ -17,6 +17,7 @@ class RecordingView:
         self.issues: list = []
         self.checkpoints: list = []
         self.texts: dict[str, str] = {}
+        self.fallbacks: list = []
 
     def status(self, text):
         self.events.append(("status", text))
@@ -30,8 +31,12 @@ class RecordingView:
     def screen(self, spec):
         self.screens.append(spec)
 
-    def screen_issues(self, issues):
+    def screen_issues(self, issues, fallback):
         self.issues.append(issues)
+        self.fallbacks.append(fallback)
+
+    def action_result(self, element_id, status):
+        self.events.append(("action_result", element_id, status))
 
     def timeline(self, checkpoints):
         self.checkpoints = checkpoints
@@ -52,8 +57,7 @@ def drive_session(agent_server, store, inspection_id, note="", transport=None, t
         registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
         view = RecordingView()
         async with AgentServerClient(agent_server, transport=transport) as client:
-            session = InspectionSession(client, registry, view)
-            session.wait_for_network = _quick_retry
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick_retry))
             await session.start(inspection_id, note=note)
             after = await then(session, client) if then is not None else None
         return session, view, after

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
@@ -56,21 +57,23 @@ async def main(config: Any) -> None:
             # not to paint the first screen (main() returns sooner without them).
             from .view import DomView
 
-            views.append(DomView())
+            views.append(DomView(on_action=act))
         return views[0]
 
-    def new_session() -> InspectionSession:
+    newest: list[InspectionSession] = []  # the session a ConfirmButton speaks to: the newest one
+
+    def act(element_id: str, action: str, subject: str) -> Any:
+        return newest[-1].act(element_id, action, subject) if newest else None
+
+    def new_session(on_thread: Callable[[str], None] | None = None) -> InspectionSession:
         # Local: the session's streaming, timeline and screen machinery (and jsonpatch) is
         # imported when the first inspection starts or is rejoined, not at boot.
-        from ..session import InspectionSession
+        from ..session import Hooks, InspectionSession
 
-        session = InspectionSession(client, registry, view(), assistant_id=assistant_id)
-        session.book = answers
-        session.audit = AuditLog(drafts)
-        session.on_contract_mismatch = show_mismatch
-        session.on_outbox = _show_outbox
-        session.wait_for_network = tasks.wait_for_online
-        return session
+        hooks = Hooks(book=answers, audit=AuditLog(drafts), on_contract_mismatch=show_mismatch,
+                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online)
+        newest[:] = [InspectionSession(client, registry, view(), hooks, assistant_id=assistant_id)]
+        return newest[0]
 
     async def start(_event: Any) -> None:
         inspection_id = dom.element("sw-inspection-id").value.strip()
@@ -78,8 +81,7 @@ async def main(config: Any) -> None:
             dom.show_status("Enter an inspection id first.", error=True)
             return
         view().reset()
-        session = new_session()
-        session.on_thread = lambda thread_id: _remember_thread(thread_id, inspection_id)
+        session = new_session(on_thread=lambda thread_id: _remember_thread(thread_id, inspection_id))
         await _running(inspection_id, session, session.start(inspection_id,
                                                              note=dom.element("sw-note").value.strip()))
 

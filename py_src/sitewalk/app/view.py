@@ -2,7 +2,7 @@
 
 The generative-UI screen goes through the keyed renderer (`renderer.KeyedRenderer`): only the
 elements that changed are re-rendered, at most once per animation frame, and clicks on
-ConfirmButtons reach `on_action` (the session sets it) through one delegated listener.
+ConfirmButtons reach `on_action` (given by the app) through one delegated listener.
 """
 
 from __future__ import annotations
@@ -18,15 +18,9 @@ from .renderer import KeyedRenderer
 
 
 class DomView:
-    def __init__(self) -> None:
-        self.on_action: Callable[[str, str, str], Any] | None = None
-        self.renderer = KeyedRenderer("sw-screen", on_action=self._action)
+    def __init__(self, on_action: Callable[[str, str, str], Any] | None = None) -> None:
+        self.renderer = KeyedRenderer("sw-screen", on_action=on_action)
         self.renderer.attach()
-
-    def _action(self, element_id: str, action: str, subject: str) -> Any:
-        if self.on_action is not None:
-            return self.on_action(element_id, action, subject)
-        return None
 
     def reset(self) -> None:
         for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
@@ -55,8 +49,10 @@ class DomView:
         if node is not None:
             node.dataset.swActionState = status
 
-    def screen_issues(self, issues: list[Issue]) -> None:
-        dom.set_html("sw-screen-issues", render_template("issues.j2", issues=issues))
+    def screen_issues(self, issues: list[Issue], fallback: list[str]) -> None:
+        """The issues, and the failed screen's text as plain lines (escaped by the template)."""
+        dom.set_html("sw-screen-issues", render_template("issues.j2", issues=issues)
+                     + render_template("screen_fallback.j2", lines=fallback))
 
     def timeline(self, checkpoints: list[Checkpoint]) -> None:
         dom.set_html("sw-timeline", render_template("timeline.j2", checkpoints=checkpoints))

@@ -1,0 +1,49 @@
+"""The run loop: stream a run, and keep resuming it while it waits on headless tools this device answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .answers import Answers, HeadlessAnswers
+from .cancel import Cancellation
+from .history import TimelineFeed
+from .outbox import Outbox
+from .stream import RunStream, Streamed
+
+__all__ = ["MAX_RESUMES", "RunLoop"]
+
+MAX_RESUMES = 20  # a run that keeps interrupting is a bug in the graph; stop rather than loop
+
+
+class RunLoop:
+    def __init__(self, stream: RunStream, answers: HeadlessAnswers, outbox: Outbox, timeline: TimelineFeed,
+                 cancellation: Cancellation) -> None:
+        self.stream = stream
+        self.answers = answers
+        self.outbox = outbox
+        self.timeline = timeline
+        self.cancellation = cancellation
+
+    async def run(self, **run_kwargs: Any) -> None:
+        """Stream one run (`input=...`, or `command=...` for a decision), answer the headless tools
+        it waits on, resume, repeat; then show the timeline."""
+        await self._carry_on(await self.stream.run(**run_kwargs))
+
+    async def resume(self, answers: Answers) -> None:
+        """Deliver answers found waiting (e.g. after a reload), then carry on as `run` does."""
+        await self._carry_on(await self._deliver(answers))
+
+    async def _carry_on(self, streamed: Streamed) -> None:
+        for _ in range(MAX_RESUMES):
+            if self.cancellation.cancelled:
+                break
+            answers = await self.answers.pending(streamed.state())
+            if not answers:
+                break
+            streamed = await self._deliver(answers)
+        await self.timeline.refresh()
+
+    async def _deliver(self, answers: Answers) -> Streamed:
+        streamed = await self.outbox.deliver(answers)
+        await self.answers.delivered(answers)
+        return streamed

@@ -1,0 +1,60 @@
+"""The session's parts for one thread, wired by constructor injection (see `ThreadParts.build`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..agentserver.client import AgentServerClient
+from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
+from ..headless.registry import HeadlessToolRegistry
+from ..screen_feed import ScreenFeed
+from .actions import UiActions
+from .answers import HeadlessAnswers
+from .calls import CallBoard
+from .cancel import Cancellation
+from .history import TimelineFeed
+from .loop import RunLoop
+from .outbox import Outbox
+from .stream import RunStream
+from .thread import Thread, WaitForNetwork, backoff
+from .view import View
+
+__all__ = ["Hooks", "ThreadParts"]
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the app gives a session: where answers are kept, what it is told, how it waits."""
+
+    book: AnswerBook | None = None  # answers kept on the device before sending (exactly once across reloads)
+    audit: AuditLog | None = None  # what left the device, per delivered answer
+    on_contract_mismatch: Callable[[ContractMismatch], None] | None = None
+    on_outbox: Callable[[int], None] | None = None  # answers waiting for the network (0: none)
+    on_thread: Callable[[str], None] | None = None  # the thread a start created
+    wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
+
+
+@dataclass(frozen=True)
+class ThreadParts:
+    thread: Thread
+    stream: RunStream
+    answers: HeadlessAnswers
+    outbox: Outbox
+    timeline: TimelineFeed
+    loop: RunLoop
+    actions: UiActions
+
+    @classmethod
+    def build(cls, client: AgentServerClient, thread: Thread, registry: HeadlessToolRegistry, view: View,
+              screen: ScreenFeed, cancellation: Cancellation, hooks: Hooks) -> ThreadParts:
+        wait = hooks.wait_for_network
+        calls = CallBoard(view)
+        stream = RunStream(client, thread, view, screen, calls, wait)
+        answers = HeadlessAnswers(client, thread, registry, calls, cancellation, book=hooks.book, audit=hooks.audit,
+                                  on_mismatch=hooks.on_contract_mismatch)
+        outbox = Outbox(client, thread, stream, wait, on_waiting=hooks.on_outbox)
+        timeline = TimelineFeed(client, thread, view)
+        loop = RunLoop(stream, answers, outbox, timeline, cancellation)
+        actions = UiActions(client, thread, view, screen, loop, stream, wait)
+        return cls(thread, stream, answers, outbox, timeline, loop, actions)

@@ -1,0 +1,104 @@
+"""One run's stream to the view: the transcript, tool calls and screen as they happen.
+
+A dropped connection is rejoined where it broke, without showing an event twice
+(`agentserver.rejoin`). What the stream said of the thread is kept (`Streamed`), so that the run
+loop can answer the interrupts it raised without reading the state again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agentserver.client import AgentServerClient, StreamPart
+from ..agentserver.rejoin import stream_with_rejoin
+from ..agentserver.schema import Interrupt, StreamMode, ThreadState
+from ..screen_feed import ScreenFeed
+from ..streaming import MessageText, RunAssembler, ToolCallProgress
+from .calls import CallBoard
+from .thread import Thread, WaitForNetwork
+from .view import View
+
+__all__ = ["STREAM_MODES", "RunStream", "Streamed"]
+
+STREAM_MODES: tuple[StreamMode, ...] = ("values", "updates", "messages-tuple")
+
+
+@dataclass
+class Streamed:
+    """What one run's stream said of the thread: its last values and the interrupts it raised."""
+
+    values: dict[str, Any] | None = None
+    interrupts: list[Interrupt] = field(default_factory=list)
+    whole: bool = False  # the stream ran to its end
+    dropped: bool = False  # the connection dropped at least once (rejoined), or it was joined late
+
+    def state(self) -> dict[str, Any] | None:
+        """The thread's state as the stream ended, when the stream is the whole story (else None:
+        after a drop a rejoin may have missed an event, so the server's state must be read)."""
+        if not self.whole or self.dropped or self.values is None:
+            return None
+        return {"values": self.values, "interrupts": self.interrupts}
+
+
+class RunStream:
+    def __init__(self, client: AgentServerClient, thread: Thread, view: View, screen: ScreenFeed,
+                 calls: CallBoard, wait: WaitForNetwork) -> None:
+        self.client = client
+        self.thread = thread
+        self.view = view
+        self.screen = screen
+        self.calls = calls
+        self.wait = wait
+
+    async def run(self, run_id: str | None = None, **run_kwargs: Any) -> Streamed:
+        """Stream a new run (or, with `run_id`, join one already going from its start) to the view."""
+        streamed = Streamed(dropped=run_id is not None)  # a joined stream may lack early events
+        assembler = RunAssembler()
+
+        def dropped(attempt: int) -> None:
+            streamed.dropped = True
+            self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
+
+        async for part in stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
+                                             wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES,
+                                             **run_kwargs):
+            self._show(part, assembler, streamed)
+        streamed.whole = True
+        for change in assembler.finish_message():
+            self._change(change)
+        return streamed
+
+    async def follow_latest(self) -> Streamed:
+        """The server took a request whose stream was lost before it began: show the run it started
+        from its first event (runs are resumable, so their events are kept), then the state."""
+        runs = await self.client.runs.list(self.thread.id, limit=1)
+        streamed = await self.run(run_id=runs[0]["run_id"]) if runs else Streamed(dropped=True)
+        # the server may have dropped the run's events already: its state has the outcome anyway
+        self.show_state(await self.client.threads.get_state(self.thread.id))
+        return streamed
+
+    def show_state(self, state: ThreadState) -> None:
+        """How the calls ended and the screen on record, from a state read from the server."""
+        values = state.get("values") or {}
+        self.calls.settle(values.get("messages") or [])
+        self.screen.server_spec(values.get("ui_spec"))
+
+    def _show(self, part: StreamPart, assembler: RunAssembler, streamed: Streamed) -> None:
+        kind = part.event.split("|", 1)[0]
+        if kind == "messages":
+            for change in assembler.feed(part.data):
+                self._change(change)
+        elif kind == "values" and isinstance(part.data, dict):
+            streamed.values = part.data
+            self.calls.settle(part.data.get("messages") or [])
+            self.screen.server_spec(part.data.get("ui_spec"))
+        elif kind == "updates" and isinstance(part.data, dict):
+            streamed.interrupts.extend(part.data.get("__interrupt__") or [])
+
+    def _change(self, change: ToolCallProgress | MessageText) -> None:
+        if isinstance(change, ToolCallProgress):
+            self.calls.show(change.id or "?", change.name or "?", change.state, change.args_text)
+            self.screen.call(change)
+        else:
+            self.screen.text(change)

@@ -1,0 +1,36 @@
+"""What the session shows: every method the session and its parts call on the screen.
+
+`app.view.DomView` implements it in the browser; tests record the calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..spec.validate import Issue
+from ..timeline import Checkpoint
+
+__all__ = ["View"]
+
+
+class View(Protocol):
+    def status(self, text: str) -> None:
+        """One line on how the inspection goes (thread, connection, an action's outcome)."""
+
+    def agent_text(self, message_id: str, text: str) -> None:
+        """The words of one agent message so far, in the transcript."""
+
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
+        """Where a tool call is in its lifecycle (`streaming.CallState`), with an error's detail."""
+
+    def screen(self, spec: dict[str, Any]) -> None:
+        """The generative-UI screen to render now."""
+
+    def screen_issues(self, issues: list[Issue], fallback: list[str]) -> None:
+        """A screen failed validation: its issues and its text as plain lines; the last good screen stays."""
+
+    def action_result(self, element_id: str, status: str) -> None:
+        """The agent's answer to a ConfirmButton (done, replayed, refused; waiting while offline), on it."""
+
+    def timeline(self, checkpoints: list[Checkpoint]) -> None:
+        """The thread's checkpoint history."""
