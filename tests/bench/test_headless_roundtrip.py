@@ -80,7 +80,9 @@ JS_LOOP = r"""async (server) => {
   let seen = null, interrupt = null;
   for await (const e of events(await post(`/threads/${thread}/runs/stream`, {assistant_id: 'inspection',
       stream_mode: ['updates'], input: {messages: [{role: 'user', content: 'Start inspection inspection-42'}]}}))) {
-    if (e.event === 'updates' && e.data.__interrupt__) { seen = performance.now(); interrupt = e.data.__interrupt__[0]; }
+    if (e.event === 'updates' && e.data.__interrupt__) {
+      seen = performance.now(); interrupt = e.data.__interrupt__[0];
+    }
   }
   const call = interrupt.value.tool_call;
   const result = {ok: true, protocol: 1, tool: call.name, tool_call_id: call.id,

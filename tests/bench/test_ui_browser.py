@@ -29,7 +29,8 @@ OBSERVE = """(id) => { window.__muts = []; window.__obs = new MutationObserver((
                       added: [...r.addedNodes].map((n) => n.dataset ? n.dataset.swId || '' : '#text')}); });
   window.__obs.observe(document.getElementById(id), {subtree: true, childList: true, attributes: true,
                                                      characterData: true}); }"""
-RECORDS = "() => { for (const r of window.__obs.takeRecords()) window.__muts.push({target: 'late'}); window.__obs.disconnect(); return window.__muts; }"
+RECORDS = ("() => { for (const r of window.__obs.takeRecords()) window.__muts.push({target: 'late'});"
+           " window.__obs.disconnect(); return window.__muts; }")
 
 SETUP = r'''
 import json, time
