@@ -182,6 +182,8 @@ def test_static_server_types_and_base_path(dist, base):
         assert _get(site.url + "pyodide/pyodide.asm.wasm")[1] == "application/wasm"
         assert _get(site.url + "pyodide/pyodide.mjs")[1].startswith("text/javascript")
         assert _get(site.url + "boot.js")[1].startswith("text/javascript")
+        assert _get(site.url + "manifest.webmanifest")[1] == "application/manifest+json"
+        assert _get(site.url + "icon-192.png")[1] == "image/png"
         if base != "/":
             assert _get(f"http://127.0.0.1:{site.port}/")[0] == 404
 
