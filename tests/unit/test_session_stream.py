@@ -1,0 +1,88 @@
+"""RunStream with a fake transport: a run's stream to the view, rejoined after a drop, and what it said."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fake_agent_server import (
+    BASE_URL,
+    OFFLINE,
+    RUNS,
+    STATE,
+    THREAD_ID,
+    FakeTransport,
+    RecordingView,
+    finished_run,
+    fixture,
+    paused_run,
+    sse,
+    waiting_state,
+)
+
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.screen_feed import ScreenFeed
+from sitewalk.session.calls import CallBoard
+from sitewalk.session.stream import RunStream, Streamed
+from sitewalk.session.thread import Thread
+
+
+async def _no_wait(attempt: int) -> None:
+    pass
+
+
+def stream_for(fake: FakeTransport, view: RecordingView) -> RunStream:
+    client = AgentServerClient(BASE_URL, transport=fake)
+    return RunStream(client, Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), _no_wait)
+
+
+def run_stream(fake: FakeTransport, **kwargs: Any) -> tuple[Streamed, RecordingView]:
+    view = RecordingView()
+    return asyncio.run(stream_for(fake, view).run(**kwargs)), view
+
+
+def test_a_recorded_run_shows_its_words_and_tool_call_and_keeps_the_interrupt_it_raised():
+    fake = FakeTransport().on("POST", f"{RUNS}/stream", fixture("start.sse"))
+    streamed, view = run_stream(fake, input={"messages": []})
+    assert list(view.texts.values()) == ["Looking up the draft for inspection-42."]
+    states = view.states("read_local_draft")
+    assert states[0] == "collecting_args" and states[-1] == "args_ready"
+    state = streamed.state()
+    assert state is not None and [i["value"]["tool_call"]["name"] for i in state["interrupts"]] == ["read_local_draft"]
+    [request] = fake.requests
+    assert request.json["stream_resumable"] is True and request.json["on_disconnect"] == "continue"
+    assert request.json["stream_mode"] == ["values", "updates", "messages-tuple"]
+
+
+def test_a_dropped_connection_is_rejoined_from_the_last_id_and_then_the_state_must_be_read():
+    cut = [paused_run()[:120], OFFLINE]  # the metadata event arrived, then the connection broke
+    fake = (FakeTransport().on("POST", f"{RUNS}/stream", cut)
+            .on("GET", f"{RUNS}/r1/stream", paused_run()))
+    streamed, view = run_stream(fake, input={})
+    [join] = fake.sent("GET", f"{RUNS}/r1/stream")
+    assert join.headers.get("Last-Event-ID") is None  # only one id seen: the rejoin starts from the start
+    assert any("Connection lost" in s for s in view.statuses())
+    assert streamed.whole and streamed.dropped and streamed.state() is None  # a rejoin may miss events
+
+
+def test_a_message_a_node_wrote_whole_reaches_the_transcript():
+    words = {"type": "ai", "id": "m7", "content": "Work order work-order:inspection-42:risk-1 created."}
+    fake = FakeTransport().on("POST", f"{RUNS}/stream", sse(("metadata", {"run_id": "r3"}),
+                                                            ("messages", [words, {"langgraph_node": "actions"}])))
+    _, view = run_stream(fake, command={"resume": {"i": {}}})
+    assert view.texts == {"m7": "Work order work-order:inspection-42:risk-1 created."}
+
+
+def test_following_the_latest_run_joins_it_from_its_start_and_settles_calls_from_the_state():
+    tool_message = {"type": "tool", "name": "read_local_draft", "tool_call_id": "call_1", "status": "error",
+                    "content": '{"ok": false, "error": {"code": "not_found", "message": "no draft"}}'}
+    fake = (FakeTransport().on("GET", RUNS, (200, [{"run_id": "r2", "status": "success"}]))
+            .on("GET", f"{RUNS}/r2/stream", finished_run())
+            .on("GET", STATE, (200, waiting_state(values={"messages": [tool_message]}))))
+    view = RecordingView()
+    streamed = asyncio.run(stream_for(fake, view).follow_latest())
+    assert fake.sent("GET", RUNS)[0].query == "limit=1"
+    assert "The draft says Pier 4." in view.texts.values()
+    assert streamed.state() is None  # joined late: the state is read, not assumed
+    # the stream said success for call_1; the state is read after it, and the end is shown once
+    assert view.states("read_local_draft") == ["succeeded"]
