@@ -112,6 +112,8 @@ def test_session_shows_a_streamed_screen_step_by_step_then_acts_through_the_agen
     assert view.issues == []
     assert first["status"] == "done" and first["result"]["work_order"] == "work-order:inspection-43:risk-1"
     assert again["status"] == "replayed" and again["idempotency_key"] == first["idempotency_key"]
+    said = [t for t in view.texts.values() if t.startswith("Work order work-order:inspection-43:risk-1")]
+    assert said and said[0].endswith((" created.", " already exists."))  # the agent's word, in the transcript
     assert session.spec_identity["tool_call_id"] == first["identity"]["tool_call_id"]
 
 
@@ -142,6 +144,8 @@ def test_session_edits_the_card_with_patch_lines_and_keeps_it_when_a_line_is_bad
     assert risks == ["low", "high", "low"], risks
     [issues] = refused.issues
     assert [(i.code, i.element) for i in issues] == [("invalid_patch", "badge")]
+    [fallback] = refused.fallbacks
+    assert "RiskBadge: Risk: high · high" in fallback  # what the refused edit said, as text
 
 
 def test_a_headless_tool_is_answered_from_the_stream_without_reading_the_thread_state(agent_server):
