@@ -28,6 +28,9 @@ BOOT_DONE_JS = ("(window.__sitewalkBoot && (window.__sitewalkBoot.appStarted || 
                 " ? window.__sitewalkBoot : null")
 BARE_DONE_JS = "window.__bare && (window.__bare.done || window.__bare.error) ? window.__bare : null"
 FCP_JS = "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null"
+# Bytes the page received over the network (encoded bodies and headers; 0 for what a cache answered).
+BYTES_JS = ("[...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]"
+            ".reduce((sum, e) => sum + (e.transferSize || 0), 0)")
 # A fixed amount of pure JS work, timed in the page: shows the CPU slowdown is in effect.
 CPU_PROBE_JS = "(() => { const t = performance.now(); let x = 0; for (let i = 0; i < 2e7; i++) x += i % 7;" \
                " return x > 0 ? performance.now() - t : 0; })()"
@@ -54,8 +57,8 @@ PHONE = Profile(
     timeout=900.0,
 )
 PROFILES = {p.name: p for p in (DESKTOP, PHONE)}
-FIGURES = ["bare", "bare_python", "cold", "cold_python", "cold_packages", "cold_main", "cold_paint",
-           "warm", "warm_python", "warm_packages", "warm_main", "cpu_probe"]
+FIGURES = ["bare", "bare_python", "bare_bytes", "cold", "cold_python", "cold_packages", "cold_main", "cold_paint",
+           "cold_bytes", "warm", "warm_python", "warm_packages", "warm_main", "cpu_probe"]
 
 
 def median(xs: list[float]) -> float:
@@ -90,11 +93,12 @@ def _bare_run(browser: Any, profile: Profile, site_url: str) -> dict[str, float]
     try:
         page.goto(site_url + "bench/bare.html", wait_until="commit")
         bare = wait_js(page, BARE_DONE_JS, profile.timeout)
+        received = page.evaluate(BYTES_JS)
     finally:
         ctx.close()
     if bare.get("error"):
         raise RuntimeError(f"bare page failed: {bare['error']}")
-    return {"bare": bare["done"], "bare_python": bare["pyodideReady"]}
+    return {"bare": bare["done"], "bare_python": bare["pyodideReady"], "bare_bytes": received}
 
 
 def _app_run(browser: Any, profile: Profile, url: str) -> dict[str, float]:
@@ -105,7 +109,7 @@ def _app_run(browser: Any, profile: Profile, url: str) -> dict[str, float]:
         cold = _boot(page, profile.timeout)
         figures = {"cold": cold["appStarted"], "cold_python": cold["pyodideReady"],
                    "cold_packages": cold["packagesLoaded"], "cold_main": cold["appStarted"] - cold["appStarting"],
-                   "cold_paint": page.evaluate(FCP_JS) or math.nan}
+                   "cold_paint": page.evaluate(FCP_JS) or math.nan, "cold_bytes": page.evaluate(BYTES_JS)}
         wait_js(page, "navigator.serviceWorker.controller !== null", profile.timeout)
         page.reload(wait_until="commit")
         warm = _boot(page, profile.timeout)
@@ -167,9 +171,11 @@ def report(res: dict[str, Any]) -> list[str]:
     m, n = res["median"], len(res["runs"]["cold"])
     return [
         f"boot benchmark [{res['profile']}], {n} runs, medians (ms from navigation start):",
-        f"  bare Pyodide + same packages : {m['bare']:8.0f}   (python ready {m['bare_python']:.0f})",
+        f"  bare Pyodide + same packages : {m['bare']:8.0f}   (python ready {m['bare_python']:.0f}, "
+        f"{m['bare_bytes'] / 1e6:.1f} MB received)",
         f"  Sitewalk cold (interactive)  : {m['cold']:8.0f}   (first paint {m['cold_paint']:.0f}, python ready "
-        f"{m['cold_python']:.0f}, packages {m['cold_packages']:.0f}, main() {m['cold_main']:.0f})",
+        f"{m['cold_python']:.0f}, packages {m['cold_packages']:.0f}, main() {m['cold_main']:.0f}, "
+        f"{m['cold_bytes'] / 1e6:.1f} MB received)",
         f"  Sitewalk warm (sw cache)     : {m['warm']:8.0f}   (python ready {m['warm_python']:.0f}, "
         f"packages {m['warm_packages']:.0f}, main() {m['warm_main']:.0f})",
         f"  cold / bare = {m['cold_over_bare']:.2f}  (target <= 0.75)",
