@@ -160,8 +160,7 @@ def test_join_stream_after_last_event_id(durable_server):
 
 
 def test_ok_answers_on_aegra(durable_server):
-    """Aegra has no GET /ok (404): the client's ok() falls back to GET /info, so the app's wait for the
-    server ends."""
+    """Aegra has no GET /ok (404): the client's ok() asks GET /info, so the app's wait for the server ends."""
 
     async def go():
         async with AgentServerClient(durable_server.url) as client:

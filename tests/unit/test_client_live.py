@@ -263,7 +263,7 @@ def test_unreachable_server():
         async with AgentServerClient(url) as client:
             with pytest.raises(ServerUnreachable) as info:
                 await client.ok()
-            assert isinstance(info.value, ConnectionError) and info.value.url == url + "/ok"
+            assert isinstance(info.value, ConnectionError) and info.value.url == url + "/info"
             with pytest.raises(ServerUnreachable):
                 await collect(client.runs.stream("t", ASSISTANT, input=START))
 

@@ -22,7 +22,7 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from ._compat import default_transport
-from .errors import NotFound, StreamError, error_for_status
+from .errors import StreamError, error_for_status
 from .schema import (
     Assistant,
     CancelAction,
@@ -259,16 +259,13 @@ class AgentServerClient:
         return self._http.base_url
 
     async def ok(self) -> bool:
-        """GET /ok: True when the server answers (raises ServerUnreachable when it does not).
+        """GET /info: True when the server answers (raises ServerUnreachable when it does not).
 
-        Aegra has no /ok (404); its GET /info answering is the same sign of life.
+        /info, not /ok: langgraph dev, LangGraph Platform and Aegra all serve it; Aegra has no /ok,
+        and a 404 there would be a console error in the browser.
         """
-        try:
-            body = await self._http.call("GET", "/ok")
-        except NotFound:
-            await self._http.call("GET", "/info")
-            return True
-        return bool(body.get("ok", True)) if isinstance(body, dict) else True
+        await self._http.call("GET", "/info")
+        return True
 
     def resume(
         self, thread_id: str, assistant_id: str, answers: dict[str, Any], **kwargs: Any
