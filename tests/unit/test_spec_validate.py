@@ -5,27 +5,29 @@ from __future__ import annotations
 import re
 import typing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sitewalk.spec.model import Spec, record_screen
 from sitewalk.spec.validate import IssueCode, validate_spec
 
-CARD = {"root": "card", "elements": {
+ELEMENTS: dict[str, Any] = {
     "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
-    "risk": {"type": "RiskBadge", "props": {"level": "low"}}}}
+    "risk": {"type": "RiskBadge", "props": {"level": "low"}}}
+CARD: dict[str, Any] = {"root": "card", "elements": ELEMENTS}
 SPEC_DIR = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk" / "spec"
 
 
 @pytest.mark.parametrize("spec, code, element", [
     ({**CARD, "identity": {"revision": 1}}, "invalid_shape", None),
-    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "props": ["low"]}}},
+    ({"root": "card", "elements": {**ELEMENTS, "risk": {"type": "RiskBadge", "props": ["low"]}}},
      "invalid_shape", "risk"),
-    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "props": None}}},
+    ({"root": "card", "elements": {**ELEMENTS, "risk": {"type": "RiskBadge", "props": None}}},
      "invalid_shape", "risk"),
-    ({"root": "card", "elements": {**CARD["elements"], "risk": {"type": "RiskBadge", "children": None}}},
+    ({"root": "card", "elements": {**ELEMENTS, "risk": {"type": "RiskBadge", "children": None}}},
      "invalid_shape", "risk"),
-    ({"root": 3, "elements": CARD["elements"]}, "missing_root", None),
+    ({"root": 3, "elements": ELEMENTS}, "missing_root", None),
     ({"root": 3}, "invalid_shape", None),
 ])
 def test_what_the_structural_model_refuses_the_validator_names(spec, code, element):
