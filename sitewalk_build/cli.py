@@ -27,6 +27,8 @@ def parser() -> argparse.ArgumentParser:
     ps.add_argument("--base", default="/", help="serve under this path prefix, e.g. /sitewalk/")
     ps.add_argument("--config", default="langgraph.json", help="agent server config")
     ps.add_argument("--verbose", action="store_true", help="log every static request")
+    ps.add_argument("--durable", action="store_true", help="Aegra on Postgres instead of langgraph dev")
+    ps.add_argument("--workers", type=int, default=1, help="with --durable: 2 adds Redis and a second server")
     pe = sub.add_parser("bench", help="boot benchmark in headless Chromium")
     pe.add_argument("--runs", type=int, default=3, help="runs per profile")
     pe.add_argument("--profile", choices=[*PROFILES, "all"], default="all",

@@ -38,6 +38,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sitewalk_build.errors import AgentServerError
+
 __all__ = ["DurableError", "DurableServer", "ensure_installed", "start_durable"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +55,7 @@ NOT_FOR_AEGRA = ("langgraph-cli",)
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-class DurableError(RuntimeError):
+class DurableError(AgentServerError):
     """The durable stack could not be installed or started, or a part of it died."""
 
 
@@ -364,32 +366,41 @@ def start_redis(layout: Layout) -> tuple[Part, str]:
     return part, f"redis://{HOST}:{port}/0"
 
 
-def aegra_env(database_url: str, port: int, redis_url: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+@dataclass(frozen=True)
+class AegraSettings:
+    """What every Aegra server of a stack shares."""
+
+    database_url: str
+    redis_url: str | None = None
+    config: Path = ROOT / "langgraph.json"
+    extra_env: dict[str, str] | None = None
+
+
+def aegra_env(settings: AegraSettings, port: int) -> dict[str, str]:
     env = dict(os.environ)
     env.update({
-        "AEGRA_CONFIG": str(ROOT / "langgraph.json"),
-        "DATABASE_URL": database_url,
+        "AEGRA_CONFIG": str(settings.config),
+        "DATABASE_URL": settings.database_url,
         "HOST": HOST,
         "PORT": str(port),
         "LANGSMITH_TRACING": "false",
         "LANGCHAIN_TRACING_V2": "false",
         "PYTHONUNBUFFERED": "1",
         "LOG_VERBOSITY": "standard",
-        "REDIS_BROKER_ENABLED": "true" if redis_url else "false",
+        "REDIS_BROKER_ENABLED": "true" if settings.redis_url else "false",
     })
-    if redis_url:
-        env["REDIS_URL"] = redis_url
-    env.update(extra or {})
+    if settings.redis_url:
+        env["REDIS_URL"] = settings.redis_url
+    env.update(settings.extra_env or {})
     return env
 
 
-def aegra_part(layout: Layout, name: str, database_url: str, redis_url: str | None,
-               extra_env: dict[str, str] | None) -> Part:
-    port = free_port()
+def aegra_part(layout: Layout, name: str, settings: AegraSettings, port: int | None = None) -> Part:
+    port = port or free_port()
     # uvicorn directly (not `aegra serve`, which wraps it in a second process): a kill of this pid
     # is a kill of the server.
     cmd = [str(_venv_python()), "-m", "uvicorn", "aegra_api.main:app", "--host", HOST, "--port", str(port)]
-    return Part(name, cmd, layout.logs / f"{name}.log", env=aegra_env(database_url, port, redis_url, extra_env))
+    return Part(name, cmd, layout.logs / f"{name}.log", env=aegra_env(settings, port))
 
 
 def aegra_url(part: Part) -> str:
@@ -474,12 +485,14 @@ class DurableServer:
         self.stop()
 
 
-def start_durable(workers: int = 1, *, extra_env: dict[str, str] | None = None, home: Path = DURABLE,
+def start_durable(workers: int = 1, *, port: int | None = None, config: Path | str = "langgraph.json",
+                  extra_env: dict[str, str] | None = None, home: Path = DURABLE,
                   timeout: float = 120.0) -> DurableServer:
     """Postgres, then (with workers >= 2) Redis, then `workers` Aegra servers on one database.
 
     Installs Aegra's venv and creates the cluster on first use. `extra_env` goes to the Aegra
-    servers (e.g. SITEWALK_TOKENS); `home` is where the cluster, Redis's folder and the logs live.
+    servers (e.g. SITEWALK_TOKENS); `port` is the first server's (a free one if None), `config` its
+    langgraph.json (relative to the project); `home` is where the cluster, Redis's folder and the logs live.
     Whatever started is stopped again if a later part fails.
     """
     layout = Layout(home)
@@ -492,8 +505,9 @@ def start_durable(workers: int = 1, *, extra_env: dict[str, str] | None = None, 
         redis_url = None
         if workers >= 2:
             stack.redis, redis_url = start_redis(layout)
+        settings = AegraSettings(database_url, redis_url, ROOT / config, extra_env)
         for i in range(workers):
-            part = aegra_part(layout, f"aegra-{i + 1}", database_url, redis_url, extra_env)
+            part = aegra_part(layout, f"aegra-{i + 1}", settings, port if i == 0 else None)
             stack.servers.append(part)
             # One after the other: the first runs the migrations, the next finds them done.
             start_aegra(part, timeout)

@@ -10,6 +10,7 @@ from types import FrameType
 
 from sitewalk_build.agent_server import AgentServer, port_free, start_agent_server
 from sitewalk_build.assemble import ensure_built
+from sitewalk_build.durable import DurableServer, start_durable
 from sitewalk_build.errors import AgentServerError, log
 from sitewalk_build.paths import CACHE
 from sitewalk_build.static_server import app_url, serve_static
@@ -19,7 +20,7 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _watch(agent: AgentServer) -> int:
+def _watch(agent: AgentServer | DurableServer) -> int:
     """Wait until Ctrl-C (0) or the agent server's death (1)."""
     try:
         while agent.alive():
@@ -37,9 +38,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGHUP, _raise_interrupt)
     dist = Path(args.dist)
     ensure_built(dist)
+    agent: AgentServer | DurableServer
     try:
-        agent = start_agent_server(args.server_port, config=args.config,
-                                   log_path=CACHE / "logs" / "agent-server.log")
+        if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerError
+            agent = start_durable(args.workers, port=args.server_port, config=args.config)
+        else:
+            agent = start_agent_server(args.server_port, config=args.config,
+                                       log_path=CACHE / "logs" / "agent-server.log")
     except AgentServerError as exc:
         log(str(exc))
         return 2
