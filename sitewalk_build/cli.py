@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from sitewalk_build.assemble import build
@@ -21,6 +22,7 @@ def parser() -> argparse.ArgumentParser:
     pb = sub.add_parser("build", help="build dist/ (default)")
     pb.add_argument("--server", default=DEFAULT_SERVER_URL, help="default agent server URL")
     pb.add_argument("--force", action="store_true", help="build even if dist/ is up to date")
+    pb.add_argument("--assistant", default=None, help="default assistant (graph) id, written into config.json")
     ps = sub.add_parser("serve", help="build if stale, start the agent server, serve dist/")
     ps.add_argument("--port", type=int, default=None, help="static site port (default 8000 or free)")
     ps.add_argument("--server-port", type=int, default=None, help="agent server port (default free)")
@@ -46,6 +48,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         build(dist, server_url=server)
     else:
         log(f"{dist.name}/ is up to date")
+    if getattr(args, "assistant", None):  # configuration like the server URL (?assistant= overrides it)
+        config_file = dist / "config.json"
+        config = json.loads(config_file.read_text())
+        config_file.write_text(json.dumps({**config, "assistantId": args.assistant}, indent=1) + "\n")
     return 0
 
 
