@@ -171,6 +171,10 @@ def test_confirm_is_authorized_on_the_server_and_does_nothing_the_second_time(ap
     button.click()
     page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
     assert button.get_attribute("data-sw-action-state") == "done"
+    # the agent's word on it, in the transcript too
+    said = page.locator("#sw-transcript p", has_text=f"Work order work-order:{inspection}:risk-1 created.")
+    said.wait_for(timeout=10_000)
+    assert said.count() == 1
     values = _thread_values(app.server_url, inspection)["values"]
     [record] = values["ui_actions"]
     assert record["result"] == {"work_order": f"work-order:{inspection}:risk-1", "created": True}
@@ -239,6 +243,9 @@ def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
     assert page.locator("#sw-screen [data-sw-id='risk']").inner_text() == "Risk: low"
     issue = page.locator("#sw-screen-issues li[data-code='invalid_patch']")
     assert issue.count() == 1 and issue.get_attribute("data-element") == "badge"
+    # next to the issue, the refused screen's words as plain lines: the edit it meant
+    fallback = page.locator("#sw-screen-issues .sw-screen-fallback li").all_inner_texts()
+    assert fallback[0].startswith("InspectionCard: ") and "RiskBadge: Risk: high · high" in fallback
     values = _thread_values(app.server_url, "inspection-83")["values"]
     assert values["ui_spec"]["elements"]["risk"]["props"]["level"] == "low"  # refused on the server too
     assert [i["code"] for i in values["ui_issues"]] == ["invalid_patch"]
