@@ -11,6 +11,8 @@
   ConfirmButton), it waits for a press (interrupt `{"type": "ui_action_request", ...}`), authorizes
   it against the state, performs it once (a replayed idempotency key gets the recorded outcome, a
   refusal is recorded), says what was done, and waits for the next press.
+
+The hooks and the tools are async (the Agent Server runs graphs with `ainvoke`/`astream`).
 """
 
 from __future__ import annotations
