@@ -1,4 +1,8 @@
-"""End-to-end fixtures: dist/ served on loopback, the real agent server, Debian's Chromium."""
+"""End-to-end fixtures: dist/ served on loopback, the real agent server, Debian's Chromium.
+
+Every test that opens a browser page is watched (`watch`, autouse): no request may leave the site and
+the agent server, and no console error, uncaught page error or Python traceback may go unexpected.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -15,12 +18,7 @@ sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS  # noqa: E402
-
-
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, save_screen  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -36,25 +34,43 @@ def site():
     server.stop()
 
 
-class AppPage:
-    """The app in one browser page, with what it requested and what it threw recorded."""
+@pytest.fixture(autouse=True)
+def watch(request):
+    """The BrowserWatch of the test's browser context (None for a test without a page). The site and
+    the agent server the test uses are allowed; a test serving a site of its own calls `watch.allow`."""
+    if "page" not in request.fixturenames:
+        yield None
+        return
+    page = request.getfixturevalue("page")
+    browser_watch = BrowserWatch(page.context)
+    for name in ("site", "agent_server"):
+        if name in request.fixturenames:
+            value = request.getfixturevalue(name)
+            browser_watch.allow(value if isinstance(value, str) else value.url)
+    yield browser_watch
+    browser_watch.check()
 
-    def __init__(self, page, site_url: str, server_url: str):
+
+class AppPage:
+    """The app in one browser page; what the context requested and logged is kept by its `watch`."""
+
+    def __init__(self, page, site_url: str, server_url: str, watch: BrowserWatch, test_name: str = "test"):
         self.page = page
         self.site_url = site_url
         self.server_url = server_url
-        self.allowed = {origin(site_url), origin(server_url)}
-        self.foreign_requests: list[str] = []
-        self.page_errors: list[str] = []
+        self.watch = watch
+        self.test_name = test_name
+        watch.allow(site_url)
+        watch.allow(server_url)
         page.set_default_timeout(60_000)
-        page.on("request", self._on_request)
-        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
 
-    def _on_request(self, request) -> None:
-        if request.url.startswith(("data:", "blob:")):
-            return
-        if origin(request.url) not in self.allowed:
-            self.foreign_requests.append(request.url)
+    def expect_console_error(self, pattern: str) -> None:
+        """A console error matching this regular expression is part of what the test exercises."""
+        self.watch.expect_console_error(pattern)
+
+    def screenshot(self, step: str) -> Path:
+        """The page as a phone shows it, saved for reviewers (test-results/screens/<test>--<step>.png)."""
+        return save_screen(self.page, self.test_name, step)
 
     def open(self, server_url: str | None = None, wait_ready: bool = True) -> AppPage:
         self.page.goto(build.app_url(self.site_url, server_url or self.server_url))
@@ -85,6 +101,7 @@ class AppPage:
         self.page.fill("#sw-draft-inspector", draft.get("inspector", ""))
         self.page.fill("#sw-draft-findings", "\n".join(draft.get("findings", [])))
         self.page.select_option("#sw-draft-risk", draft.get("risk", "low"))
+        self.page.fill("#sw-draft-notes", draft.get("notes", ""))
         self.page.click("#sw-save-draft")
         self.page.wait_for_selector(f"#sw-status:has-text('Draft for {inspection_id} saved on this device')")
 
@@ -120,31 +137,20 @@ def _idb_js(body: str) -> str:
       tx.onerror = () => { db.close(); reject(new Error(String(tx.error))); };
     };
   });
-  return %s;
-}""" % body
-
-
-def _check_clean(app_page: AppPage) -> None:
-    assert app_page.foreign_requests == [], f"requests left the site and the agent server: {app_page.foreign_requests}"
-    assert app_page.page_errors == [], f"uncaught errors in the page: {app_page.page_errors}"
+  return __BODY__;
+}""".replace("__BODY__", body)
 
 
 @pytest.fixture
-def app(page, site, agent_server):
-    app_page = AppPage(page, site.url, agent_server)
-    yield app_page
-    _check_clean(app_page)
+def app(page, site, agent_server, watch, request):
+    return AppPage(page, site.url, agent_server, watch, request.node.name)
 
 
 @pytest.fixture
-def app_for(page, site):
+def app_for(page, site, watch, request):
     """An AppPage wired to a server URL of the test's choosing (e.g. one that is down)."""
-    made: list[AppPage] = []
 
     def make(server_url: str) -> AppPage:
-        made.append(AppPage(page, site.url, server_url))
-        return made[-1]
+        return AppPage(page, site.url, server_url, watch, request.node.name)
 
-    yield make
-    for app_page in made:
-        _check_clean(app_page)
+    return make

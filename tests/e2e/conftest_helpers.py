@@ -1,17 +1,105 @@
 """Constants and helpers shared by the e2e fixtures and tests (conftest.py itself is not importable by name)."""
 
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
 BOOT_TIMEOUT_MS = 120_000
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+# Screens for reviewers: PNGs at a phone's viewport, in a folder git ignores (.gitignore: test-results/).
+PHONE = {"width": 390, "height": 844}
+SCREENS = Path(__file__).resolve().parents[2] / "test-results" / "screens"
+
+# An uncaught Python exception reaches the console as its traceback (Pyodide's stderr, asyncio's
+# "Task exception was never retrieved"), whatever the console level it is written at.
+PYTHON_TRACEBACK = "Traceback (most recent call last)"
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def poll(page, expression: str, timeout_s: float = 120.0, interval_s: float = 0.2) -> None:
     """Wait until a JS expression is true. page.wait_for_function evaluates strings, which the
     site's CSP (no unsafe-eval) forbids; page.evaluate runs through the devtools protocol."""
-    import time
-
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
         if time.monotonic() > deadline:
             raise TimeoutError(f"not true after {timeout_s:g} s: {expression}")
         time.sleep(interval_s)
+
+
+class BrowserWatch:
+    """What one browser context did that a test must answer for, checked when the test ends.
+
+    It listens on the context, not on a page, so the service worker's requests are seen too (Playwright
+    reports them on the context), and so are pages opened later. A request to an origin that is neither
+    the site nor the agent server fails the test; so does a `console.error`, an uncaught page error or a
+    Python traceback, unless the test said it expects it (`expect_console_error`).
+    """
+
+    def __init__(self, context: Any, allowed: set[str] | None = None):
+        self.allowed = set(allowed or ())
+        self.requests: list[Any] = []
+        self.foreign_requests: list[str] = []
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self._expected: list[re.Pattern[str]] = []
+        context.on("request", self._on_request)
+        context.on("console", self._on_console)
+        context.on("weberror", lambda error: self.page_errors.append(str(error.error)))
+
+    def allow(self, url: str) -> None:
+        """Requests to this URL's origin are the test's own (a second site or server)."""
+        self.allowed.add(origin(url))
+
+    def expect_console_error(self, pattern: str) -> None:
+        """A console error matching this regular expression is part of what the test exercises."""
+        self._expected.append(re.compile(pattern))
+
+    def _on_request(self, request: Any) -> None:
+        self.requests.append(request)
+        if request.url.startswith(("data:", "blob:")):
+            return
+        if origin(request.url) not in self.allowed:
+            self.foreign_requests.append(request.url)
+
+    def _on_console(self, message: Any) -> None:
+        if message.type == "error" or PYTHON_TRACEBACK in message.text:
+            self.console_errors.append(message.text)
+
+    def unexpected_console_errors(self) -> list[str]:
+        return [m for m in self.console_errors if not any(p.search(m) for p in self._expected)]
+
+    def service_worker_requests(self) -> list[str]:
+        return [r.url for r in self.requests if r.service_worker is not None]
+
+    def check(self) -> None:
+        assert self.foreign_requests == [], f"requests left the site and the agent server: {self.foreign_requests}"
+        assert self.page_errors == [], f"uncaught errors in the page: {self.page_errors}"
+        unexpected = self.unexpected_console_errors()
+        assert unexpected == [], f"console errors (or Python tracebacks) the test did not expect: {unexpected}"
+
+
+def save_screen(page: Any, test_name: str, step: str) -> Path:
+    """Save the page as a phone shows it (390x844, the whole page) as test-results/screens/<test>--<step>.png."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{test_name}--{step}").strip("_")
+    path = SCREENS / f"{name}.png"
+    before = page.viewport_size
+    page.set_viewport_size(PHONE)
+    try:
+        # two frames: the layout at the new width is painted before the shot
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        page.screenshot(path=str(path), full_page=True, animations="disabled")
+    finally:
+        if before:
+            page.set_viewport_size(before)
+    return path

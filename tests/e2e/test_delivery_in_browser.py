@@ -65,6 +65,7 @@ def test_contract_mismatch_found_by_the_agent_is_shown_with_both_digests(page, s
     app.seed_idb("sitewalk:draft:inspection-81", json.dumps({**DRAFT, "inspection_id": "inspection-81"}))
     app.start("inspection-81")
     banner = _banner(app)
+    app.screenshot("contract-mismatch")
     item = banner.locator("li[data-tool='read_local_draft']")
     assert item.get_attribute("data-found-by") == "server"
     assert item.locator("code[data-digest='server']").inner_text() == _new_digest()
@@ -154,6 +155,7 @@ def test_offline_at_resume_time_waits_for_the_network_and_delivers_once(app, age
     dialog = app.page.get_by_role("dialog", name="Share this device's position?")
     dialog.wait_for(state="visible")
     thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     app.page.context.set_offline(True)
     try:
         dialog.get_by_role("button", name="Allow").click()
@@ -183,7 +185,9 @@ _ANSWER_KEYS = """() => new Promise((resolve, reject) => {
   open.onerror = () => reject(new Error(String(open.error)));
   open.onsuccess = () => {
     const req = open.result.transaction('drafts', 'readonly').objectStore('drafts').getAllKeys();
-    req.onsuccess = () => { open.result.close(); resolve(req.result.filter((k) => k.startsWith('sitewalk:answered:'))); };
+    req.onsuccess = () => {
+      open.result.close(); resolve(req.result.filter((k) => k.startsWith('sitewalk:answered:')));
+    };
     req.onerror = () => reject(new Error(String(req.error)));
   };
 })"""
@@ -231,6 +235,7 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     dialog = app.page.get_by_role("dialog", name="Share this device's position?")
     dialog.wait_for(state="visible")
     thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     app.page.context.set_offline(True)
     try:
         dialog.get_by_role("button", name="Allow").click()
@@ -263,6 +268,7 @@ def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_
     relay = TcpRelay(server.hostname, server.port)
     try:
         app = app_for(relay.url)  # the app reaches the real server through a connection we can cut
+        app.expect_console_error(r"Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")  # the cut
         page = app.page
         app.open()
         app.seed_draft("inspection-93", {**DRAFT, "inspection_id": "inspection-93"})

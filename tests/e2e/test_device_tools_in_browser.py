@@ -42,6 +42,7 @@ def test_corrupt_indexeddb_record_is_corrupt_data_naming_the_key(app):
     assert call.get_attribute("data-state") == "failed"
     assert "corrupt_data" in call.inner_text() and "sitewalk:draft:inspection-63" in call.inner_text()
     assert "corrupt_data" in app.page.locator("#sw-transcript").inner_text()
+    assert app.watch.console_errors == []  # a typed error, not an exception in the console
 
 
 def test_invalid_draft_in_the_form_is_not_saved(app):
@@ -52,6 +53,92 @@ def test_invalid_draft_in_the_form_is_not_saved(app):
     app.page.click("#sw-save-draft")
     app.page.wait_for_selector("#sw-status:has-text('Draft not saved: invalid_args')")
     assert app.idb_get("sitewalk:draft:inspection-64") is None
+
+
+# Keeps a copy of every run stream the page reads (a clone of the response, read to its end).
+KEEP_STREAMS = """
+window.__streams = [];
+const fetchOriginal = window.fetch;
+window.fetch = async (...args) => {
+  const response = await fetchOriginal(...args);
+  if (response.url.includes('/stream')) window.__streams.push(response.clone().text());
+  return response;
+};
+"""
+
+
+def _thread_of(server_url: str, inspection_id: str) -> str:
+    import httpx
+
+    [thread] = httpx.post(f"{server_url}/threads/search", json={"metadata": {"inspection_id": inspection_id},
+                                                                "limit": 2}).json()
+    return thread["thread_id"]
+
+
+def _all_history(server_url: str, thread_id: str) -> list:
+    """Every checkpoint of the thread, page by page (the server answers newest first)."""
+    import httpx
+
+    pages: list = []
+    body: dict = {"limit": 3}
+    while True:
+        page = httpx.post(f"{server_url}/threads/{thread_id}/history", json=body).json()
+        pages.extend(page)
+        if len(page) < body["limit"]:
+            return pages
+        body = {"limit": 3, "before": {"configurable": {"checkpoint_id": page[-1]["checkpoint"]["checkpoint_id"]}}}
+
+
+def test_notes_stay_on_the_device_and_the_egress_record_lists_what_was_sent(app):
+    """The draft's Notes ("stays on this device") are kept in IndexedDB, but reach neither the agent's
+    requests, its run streams, the thread's state nor any page of its history; the device's egress record
+    names the fields that did leave."""
+    import uuid
+
+    import httpx
+
+    from sitewalk.contracts.tools import ReadLocalDraftResult, local_only_fields
+
+    marker = f"private-{uuid.uuid4().hex}"
+    inspection = f"inspection-65-{uuid.uuid4().hex[:6]}"
+    app.page.add_init_script(KEEP_STREAMS)
+    app.open()
+    assert "stays on this device" in app.page.locator("label[for='sw-draft-notes']").text_content()
+    app.save_draft_in_form(inspection, {**DRAFT, "notes": f"Gate code 4471. {marker}"})
+    assert marker in json.loads(app.idb_get(f"sitewalk:draft:{inspection}"))["notes"]  # kept on the device
+    app.screenshot("draft-saved")
+    app.start(inspection)
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
+
+    to_server = [r for r in app.watch.requests if r.url.startswith(app.server_url)]
+    streams = [r for r in to_server if "/stream" in r.url]
+    assert streams, "no run stream was seen"
+    for request in to_server:  # what the page sent: no request body carries the notes
+        assert marker not in (request.post_data or ""), request.url
+    # what the agent streamed back, as the page read it (DevTools keeps no body of a streamed response)
+    received = app.page.evaluate("() => Promise.all(window.__streams)")
+    assert len(received) == len(streams) and all("event: " in body for body in received)
+    assert any("read_local_draft" in body for body in received)
+    for body in received:
+        assert marker not in body
+
+    thread_id = _thread_of(app.server_url, inspection)
+    state = httpx.get(f"{app.server_url}/threads/{thread_id}/state").json()
+    history = _all_history(app.server_url, thread_id)
+    assert len(history) >= 6
+    assert marker not in json.dumps(state) and marker not in json.dumps(history)
+    # the agent did get the draft, with only the summary of its notes
+    [tool_message] = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "read_local_draft"]
+    sent = json.loads(tool_message["content"])["result"]
+    assert sent["has_notes"] is True and "notes" not in sent
+
+    # the egress record on the device: the fields that left, and not the notes
+    record = json.loads(app.idb_get(f"sitewalk:audit:{thread_id}:{tool_message['tool_call_id']}"))
+    outbound_fields = sorted(set(ReadLocalDraftResult.model_fields) - set(local_only_fields(ReadLocalDraftResult)))
+    assert record["tool"] == "read_local_draft" and record["ok"] is True
+    assert record["fields"] == outbound_fields == sorted(sent)
+    assert "notes" not in record["fields"] and "has_notes" in record["fields"]
 
 
 # --- get_current_location ------------------------------------------------------------------------
@@ -117,6 +204,7 @@ def test_location_timeout_is_timeout(app):
     app.page.context.grant_permissions(["geolocation"])  # allowed, but no position source answers in time
     call, calls = _located(app, "inspection-74", "script: locate timeout_ms=1", "Allow")
     assert call.get_attribute("data-state") == "failed" and "timeout" in call.inner_text()
+    assert calls == 1  # the browser's API was asked, and its timeout is what the agent got
     assert "could not get the position (timeout" in app.page.locator("#sw-transcript").inner_text()
 
 
@@ -159,7 +247,8 @@ def test_photo_cancelled_is_permission_denied_and_not_an_image_is_invalid(app):
     call = app.tool_call("attach_photo")
     assert call.get_attribute("data-state") == "failed" and "permission_denied" in call.inner_text()
     dialog = _photo_dialog(app, "inspection-83")
-    app.page.set_input_files("#sw-device-file", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hi"}])
+    app.page.set_input_files("#sw-device-file",
+                             files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hi"}])
     dialog.get_by_role("button", name="Attach").click()
     app.wait_finished("inspection-83")
     call = app.tool_call("attach_photo")

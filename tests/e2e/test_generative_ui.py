@@ -9,7 +9,8 @@ from conftest_helpers import poll
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
          "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
 
-RUN_PY = "async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code); return r === undefined ? null : String(r); }"
+RUN_PY = ("async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code); "
+          "return r === undefined ? null : String(r); }")
 
 SPEC = {"root": "s", "elements": {
     "s": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "list", "note"]},
@@ -38,17 +39,21 @@ test_renderer.flush()
 
 
 def observe(page, selector: str) -> None:
+    """Record every DOM mutation under `selector` (in window.__muts) until `mutations` is called."""
     page.evaluate("""(sel) => { window.__muts = []; const target = document.querySelector(sel);
-      window.__obs = new MutationObserver((records) => { for (const r of records) window.__muts.push({
-        type: r.type, target: r.target.dataset ? (r.target.dataset.swId || r.target.id || r.target.tagName) : '#text',
-        added: [...r.addedNodes].map((n) => n.dataset ? n.dataset.swId : '#text'),
-        removed: [...r.removedNodes].map((n) => n.dataset ? n.dataset.swId : '#text')}); });
+      const name = (n) => n.dataset ? (n.dataset.swId || n.id || n.tagName) : '#text';
+      window.__keep = (records) => { for (const r of records) window.__muts.push({type: r.type,
+        target: name(r.target), added: [...r.addedNodes].map((n) => n.dataset ? n.dataset.swId : '#text'),
+        removed: [...r.removedNodes].map((n) => n.dataset ? n.dataset.swId : '#text')}); };
+      window.__obs = new MutationObserver(window.__keep);
       window.__obs.observe(target, {subtree: true, childList: true, attributes: true, characterData: true}); }""",
                   selector)
 
 
 def mutations(page):
-    return page.evaluate("() => { window.__obs.takeRecords().forEach(() => {}); window.__obs.disconnect(); return window.__muts; }")
+    """All mutations recorded, those not yet delivered to the observer's callback (takeRecords) included."""
+    return page.evaluate("""() => { window.__keep(window.__obs.takeRecords()); window.__obs.disconnect();
+      return window.__muts; }""")
 
 
 def test_one_prop_changed_replaces_only_that_element_and_keeps_the_others_state(app):
@@ -57,14 +62,16 @@ def test_one_prop_changed_replaces_only_that_element_and_keeps_the_others_state(
     setup_renderer(page)
     # state the renderer must keep: a ticked checkbox, a focused element, expandos on kept nodes
     page.check("#sw-test-screen input[data-sw-item='b']")
-    page.evaluate("""() => { for (const n of document.querySelectorAll('#sw-test-screen [data-sw-id]')) n.__kept = n.dataset.swId; }""")
+    page.evaluate("""() => { for (const n of document.querySelectorAll('#sw-test-screen [data-sw-id]'))
+      n.__kept = n.dataset.swId; }""")
     observe(page, "#sw-test-screen")
     new = json.loads(json.dumps(SPEC))
     new["elements"]["risk"]["props"]["level"] = "low"
     py(page, f"test_renderer.show(json.loads({json.dumps(json.dumps(new))})); test_renderer.flush()")
     records = mutations(page)
     assert records == [{"type": "childList", "target": "card", "added": ["risk"], "removed": ["risk"]}]
-    kept = page.evaluate("() => [...document.querySelectorAll('#sw-test-screen [data-sw-id]')].filter((n) => n.__kept).map((n) => n.dataset.swId)")
+    kept = page.evaluate("() => [...document.querySelectorAll('#sw-test-screen [data-sw-id]')]"
+                         ".filter((n) => n.__kept).map((n) => n.dataset.swId)")
     assert sorted(kept) == ["card", "list", "note", "s"]
     assert page.locator("#sw-test-screen [data-sw-id='risk']").get_attribute("aria-label") == "Risk low"
     assert page.is_checked("#sw-test-screen input[data-sw-item='b']")
@@ -81,7 +88,8 @@ def test_a_parent_re_render_keeps_its_children_nodes_and_focus(app):
     new["elements"]["s"]["children"] = ["list", "card"]  # reordered, note removed
     del new["elements"]["note"]
     py(page, f"test_renderer.show(json.loads({json.dumps(json.dumps(new))})); test_renderer.flush()")
-    ids = page.evaluate("() => [...document.querySelector('#sw-test-screen [data-sw-id=\"s\"]').children].map((n) => n.dataset.swId)")
+    ids = page.evaluate("() => [...document.querySelector('#sw-test-screen [data-sw-id=\"s\"]').children]"
+                        ".map((n) => n.dataset.swId)")
     assert ids == ["list", "card"]
     assert page.evaluate("() => document.querySelector('#sw-test-screen [data-sw-id=\"list\"]').__kept") == 1
     assert page.evaluate("() => document.activeElement.dataset.swItem") == "a"
@@ -98,8 +106,8 @@ def test_several_updates_in_one_frame_make_one_dom_pass(app):
         new["elements"]["risk"]["props"]["level"] = level
         code.append(f"test_renderer.show(json.loads({json.dumps(json.dumps(new))}))")
     py(page, "\n".join(code))
-    poll(page, "document.querySelector(\"#sw-test-screen [data-sw-id='risk']\").getAttribute('aria-label') === 'Risk critical'",
-         timeout_s=10)
+    poll(page, "document.querySelector(\"#sw-test-screen [data-sw-id='risk']\").getAttribute('aria-label')"
+               " === 'Risk critical'", timeout_s=10)
     assert int(py(page, "test_renderer.passes")) == before + 1
 
 
@@ -168,6 +176,7 @@ def test_confirm_is_authorized_on_the_server_and_does_nothing_the_second_time(ap
     assert [i["value"]["type"] for i in state["interrupts"]] == ["ui_action_request"]
     assert not (state["values"].get("ui_actions") or [])  # rendering the button did nothing
 
+    app.screenshot("confirm-screen")
     button.click()
     page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
     assert button.get_attribute("data-sw-action-state") == "done"
@@ -175,6 +184,7 @@ def test_confirm_is_authorized_on_the_server_and_does_nothing_the_second_time(ap
     said = page.locator("#sw-transcript p", has_text=f"Work order work-order:{inspection}:risk-1 created.")
     said.wait_for(timeout=10_000)
     assert said.count() == 1
+    app.screenshot("confirm-outcome")
     values = _thread_values(app.server_url, inspection)["values"]
     [record] = values["ui_actions"]
     assert record["result"] == {"work_order": f"work-order:{inspection}:risk-1", "created": True}
@@ -196,7 +206,9 @@ def record_screen_builds(page) -> None:
     page.evaluate("""() => { window.__builds = []; const screen = document.getElementById('sw-screen');
       new MutationObserver((records) => {
         const added = [];
-        for (const r of records) for (const n of r.addedNodes) if (n.dataset && n.dataset.swId) added.push(n.dataset.swId);
+        for (const r of records) for (const n of r.addedNodes) {
+          if (n.dataset && n.dataset.swId) added.push(n.dataset.swId);
+        }
         window.__builds.push({count: screen.querySelectorAll('[data-sw-id]').length, added,
           risk: (screen.querySelector("[data-sw-id='risk']") || {}).textContent || null});
       }).observe(screen, {subtree: true, childList: true}); }""")
@@ -240,7 +252,10 @@ def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
     page = app.page
     app.seed_draft("inspection-83", {**DRAFT, "risk": "low"})
     app.start("inspection-83", note="script: bad-patch")
-    assert page.locator("#sw-screen [data-sw-id='risk']").inner_text() == "Risk: low"
+    badge = page.locator("#sw-screen [data-sw-id='risk']")
+    assert badge.inner_text() == "Risk: low"
+    # the level itself, not only the label: its class (the colour) and its accessible name
+    assert "sw-risk-low" in badge.get_attribute("class").split() and badge.get_attribute("aria-label") == "Risk low"
     issue = page.locator("#sw-screen-issues li[data-code='invalid_patch']")
     assert issue.count() == 1 and issue.get_attribute("data-element") == "badge"
     # next to the issue, the refused screen's words as plain lines: the edit it meant
@@ -251,6 +266,7 @@ def test_a_bad_patch_line_leaves_the_last_good_screen_with_its_issue(app):
     assert [i["code"] for i in values["ui_issues"]] == ["invalid_patch"]
     # the agent was given the issues and their repairs, and answered (the scripted model gives up)
     page.wait_for_selector("#sw-transcript p:has-text('That change to the screen was refused (invalid_patch)')")
+    app.screenshot("refused-patch")
 
 
 def test_a_confirm_pressed_offline_waits_for_the_network_and_the_order_is_made_once(app):
@@ -262,6 +278,7 @@ def test_a_confirm_pressed_offline_waits_for_the_network_and_the_order_is_made_o
     app.seed_draft(inspection, DRAFT)
     app.start(inspection, note="script: confirm")
     button = page.locator("#sw-screen [data-sw-id='confirm']")
+    app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     page.context.set_offline(True)
     try:
         button.click()

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
 
 
-def test_boots_under_a_sub_path(page, agent_server):
+def test_boots_under_a_sub_path(page, agent_server, watch):
     server = build.serve_static(build.ensure_built(), 0, base="/field/sitewalk/")
+    watch.allow(server.url)  # the site of this test; nothing else but the agent server
     try:
-        seen: list[str] = []
-        page.on("request", lambda r: seen.append(r.url))
         page.goto(build.app_url(server.url, agent_server))
         page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        seen = [r.url for r in watch.requests]
         site_requests = [u for u in seen if u.startswith(f"http://127.0.0.1:{server.port}/")]
         assert site_requests and all(u.startswith(server.url) for u in site_requests), site_requests
     finally:
@@ -28,7 +30,12 @@ def test_reload_offline_boots_from_the_service_worker(app):
     page.reload()  # now controlled by the worker, which precaches the bundle
     page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
     poll(page, "navigator.serviceWorker.controller !== null")
+    # the worker's own requests (its precache) are seen by the watch, which listens on the context
+    assert any("/wheels/" in url for url in app.watch.service_worker_requests())
+    before = len(app.watch.requests)
     page.context.set_offline(True)
+    # offline, the page's failed requests to the agent server are logged by the browser
+    app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
     try:
         page.reload()
         # Python and every package come from the cache; the agent server is out of reach, and says so.
@@ -37,24 +44,55 @@ def test_reload_offline_boots_from_the_service_worker(app):
         assert app.server_url in page.locator("#boot-error-message").inner_text()
     finally:
         page.context.set_offline(False)
+    # the boot came from the worker: every file of the site the page asked for was answered by it
+    site = [r for r in app.watch.requests[before:] if r.url.startswith(app.site_url) and r.service_worker is None]
+    names = {r.url.split("?")[0].rsplit("/", 1)[-1] for r in site}
+    assert {"boot.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= names, names
+    assert any(name.endswith(".whl") for name in names), names
+    not_from_worker = [r.url for r in site if r.response() is None or not r.response().from_service_worker]
+    assert not_from_worker == []
 
 
 @pytest.mark.parametrize("artifact, named", [
     ("site-packages.zip", "jinja2"),  # the pure packages' archive names the packages it carries
     ("pydantic_core-*.whl", "pydantic-core"),  # a wheel installed by loadPackage
 ])
-def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, tmp_path, artifact, named):
+def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, watch, tmp_path,
+                                                                     artifact, named):
     import shutil
 
     dist = tmp_path / "dist"
     shutil.copytree(build.ensure_built(), dist)
     target = next((dist / "wheels").glob(artifact))
-    target.write_bytes(target.read_bytes()[:-100])  # truncated: its sha256 (subresource integrity) fails
+    _rewrite_one_member(target)  # still a valid zip: only its sha256 (subresource integrity) tells
     server = build.serve_static(dist, 0)
+    watch.allow(server.url)
+    # the browser blocks the file and says why; the app logs what it could not load
+    blocked = rf"Fetch API cannot load \S*/wheels/{re.escape(target.name)}\. SRI's integrity checks failed\."
+    watch.expect_console_error(blocked)
+    watch.expect_console_error(rf"Failed to find a valid digest in the 'integrity' attribute for resource "
+                               rf"'\S*/wheels/{re.escape(target.name)}'")
+    watch.expect_console_error(r"^Sitewalk")
     try:
         page.goto(build.app_url(server.url, agent_server))
         page.locator("#boot-error").wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
         assert named in page.locator("#boot-error").inner_text().lower()
         assert page.locator("body[data-ready='1']").count() == 0
+        # it failed on its integrity (a valid zip with other bytes), not on a broken download
+        assert [m for m in watch.console_errors if re.search(blocked, m)], watch.console_errors
     finally:
         server.stop()
+
+
+def _rewrite_one_member(archive) -> None:
+    """Change the bytes of one file inside a zip and write a new, valid zip (its hash differs)."""
+    import zipfile
+
+    with zipfile.ZipFile(archive) as source:
+        members = [(info, source.read(info)) for info in source.infolist()]
+    victim = next(info for info, data in members if data)
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in members:
+            out.writestr(info, data + b"\n" if info is victim else data)
+    with zipfile.ZipFile(archive) as check:
+        assert check.testzip() is None

@@ -12,8 +12,10 @@ DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
 
 def test_draft_goes_headless_tool_then_resume_then_rendered_card(app):
     app.open()
+    app.screenshot("start")
     app.seed_draft("inspection-42", DRAFT)
     app.start("inspection-42")
+    app.screenshot("card")
     page = app.page
     call = app.tool_call("read_local_draft")
     assert call.get_attribute("data-state") == "succeeded"
@@ -48,21 +50,36 @@ def test_missing_draft_ends_in_not_found_that_the_agent_reports(app):
 
 
 def test_corrupt_draft_is_a_typed_error_not_a_console_exception(app):
-    console_errors: list[str] = []
-    app.page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
     app.open()
     app.seed("sitewalk:draft:inspection-13", "{\"site\": \"Pier\", trunc")
     app.start("inspection-13")
     call = app.tool_call("read_local_draft")
     assert call.get_attribute("data-state") == "failed" and "corrupt_data" in call.inner_text()
     assert "corrupt_data" in app.page.locator("#sw-transcript").inner_text()
-    assert console_errors == []
+    assert app.watch.console_errors == []  # not even an expected one
+
+
+def _thread_state(server_url: str, inspection_id: str) -> dict:
+    import httpx
+
+    [thread] = httpx.post(f"{server_url}/threads/search", json={"metadata": {"inspection_id": inspection_id},
+                                                                "limit": 2}).json()
+    return httpx.get(f"{server_url}/threads/{thread['thread_id']}/state").json()
 
 
 def test_tool_without_browser_implementation_gets_not_implemented_and_run_goes_on(app):
+    import uuid
+
+    inspection = f"inspection-88-{uuid.uuid4().hex[:6]}"  # one thread of this name on the server
     app.open()
-    app.seed_draft("inspection-88", DRAFT)
-    app.start("inspection-88", note="script: unknown-tool")
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection, note="script: unknown-tool")
+    # what the agent received: the browser's not_implemented envelope, as the tool's message
+    messages = _thread_state(app.server_url, inspection)["values"]["messages"]
+    [noise] = [m for m in messages if m["type"] == "tool" and m["name"] == "measure_noise_level"]
+    envelope = json.loads(noise["content"])
+    assert envelope["ok"] is False and envelope["error"]["code"] == "not_implemented"
+    assert "read_local_draft" in envelope["error"]["detail"]["implemented"]
     missing = app.tool_call("measure_noise_level")
     assert missing.get_attribute("data-state") == "failed" and "not_implemented" in missing.inner_text()
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
@@ -75,6 +92,7 @@ def test_spec_with_unknown_component_shows_issue_and_keeps_previous_screen(app):
     app.start("inspection-51", note="script: bad-ui")
     issues = app.page.locator("#sw-screen-issues li[data-code='unknown_type']")
     assert issues.count() == 1
+    app.screenshot("refused-screen")
     assert "Pier 4, north berth" in app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
 
 
@@ -82,11 +100,13 @@ def test_agent_server_down_shows_error_with_url_and_retry_recovers(app_for):
     port = build.free_port()
     down_url = f"http://127.0.0.1:{port}"
     app = app_for(down_url)
+    app.expect_console_error(r"Failed to load resource: net::ERR_CONNECTION_REFUSED")  # the server is down
     page = app.page
     app.open(wait_ready=False)
     error = page.locator("#boot-error")
     error.wait_for(state="visible", timeout=120_000)
     assert down_url in page.locator("#boot-error-message").inner_text()
+    app.screenshot("server-down")
     server = build.start_agent_server(port)
     try:
         page.click("#boot-retry")
