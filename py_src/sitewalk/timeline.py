@@ -8,7 +8,7 @@ path of the current head.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ def _checkpoint_id(config: Any) -> str | None:
     return config.get("checkpoint_id") or (config.get("configurable") or {}).get("checkpoint_id")
 
 
-def build_timeline(history: Iterable[dict[str, Any]], current_id: str | None = None) -> list[Checkpoint]:
+def build_timeline(history: Iterable[Mapping[str, Any]], current_id: str | None = None) -> list[Checkpoint]:
     """Checkpoints oldest first; `current_id` defaults to the newest one."""
     entries = list(history)
     by_id: dict[str, Checkpoint] = {}

@@ -24,6 +24,6 @@ class TimelineFeed:
         history: list[ThreadState] = []
         async for page in self.client.threads.iter_history(self.thread.id, page_size=PAGE_SIZE):
             history.extend(page)
-        checkpoints = build_timeline([dict(entry) for entry in history])
+        checkpoints = build_timeline(history)
         self.view.timeline(checkpoints)
         return checkpoints
