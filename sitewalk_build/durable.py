@@ -518,9 +518,14 @@ def start_durable(workers: int = 1, *, port: int | None = None, config: Path | s
     return stack
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m sitewalk_build.durable [workers]`: start the stack, print its URLs, wait for Ctrl-C."""
     workers = int((argv or sys.argv[1:] or ["1"])[0])
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: every part goes with it
     try:
         stack = start_durable(workers)
     except DurableError as exc:
