@@ -31,6 +31,8 @@ def parser() -> argparse.ArgumentParser:
     ps.add_argument("--verbose", action="store_true", help="log every static request")
     ps.add_argument("--durable", action="store_true", help="Aegra on Postgres instead of langgraph dev")
     ps.add_argument("--workers", type=int, default=1, help="with --durable: 2 adds Redis and a second server")
+    ps.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                    help="CORS: let only this origin call the agent server (repeatable; default any)")
     pe = sub.add_parser("bench", help="boot benchmark in headless Chromium")
     pe.add_argument("--runs", type=int, default=3, help="runs per profile")
     pe.add_argument("--profile", choices=[*PROFILES, "all"], default="all",

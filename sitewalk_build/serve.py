@@ -12,7 +12,8 @@ from sitewalk_build.agent_server import AgentServer, port_free, start_agent_serv
 from sitewalk_build.assemble import ensure_built
 from sitewalk_build.durable import DurableServer, start_durable
 from sitewalk_build.errors import AgentServerError, log
-from sitewalk_build.paths import CACHE
+from sitewalk_build.paths import CACHE, ROOT
+from sitewalk_build.server_config import restricted_config
 from sitewalk_build.static_server import app_url, serve_static
 
 
@@ -40,6 +41,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     ensure_built(dist)
     agent: AgentServer | DurableServer
     try:
+        if args.allow_origin:  # CORS: only the site's origins (langgraph.json itself allows any)
+            args.config = str(restricted_config(args.allow_origin, ROOT / args.config))
         if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerError
             agent = start_durable(args.workers, port=args.server_port, config=args.config)
         else:

@@ -63,12 +63,13 @@ def _require_prerequisites() -> None:
         pytest.skip(f"durable server prerequisites missing: {exc}")
 
 
-def start_test_stack(name: str, workers: int = 1, extra_env: dict[str, str] | None = None) -> DurableServer:
+def start_test_stack(name: str, workers: int = 1, extra_env: dict[str, str] | None = None,
+                     config: str = "langgraph.json") -> DurableServer:
     """A stack with a cluster of its own under .durable/test-runs/<name>-<pid> (removed by stop_test_stack)."""
     _require_prerequisites()
     home = DURABLE / "test-runs" / f"{name}-{os.getpid()}"
     shutil.rmtree(home, ignore_errors=True)
-    return start_durable(workers, home=home, extra_env=extra_env)
+    return start_durable(workers, home=home, extra_env=extra_env, config=config)
 
 
 def stop_test_stack(stack: DurableServer) -> None:
