@@ -78,3 +78,23 @@ def test_the_app_completes_an_inspection_against_the_example_graph(app):
 
 def _with_assistant(app, assistant: str) -> str:
     return build.app_url(app.site_url, app.server_url) + "&assistant=" + assistant
+
+
+def test_a_confirm_button_of_the_example_graph_is_authorized_and_done_once(app):
+    import uuid
+
+    inspection = f"inspection-93-{uuid.uuid4().hex[:8]}"  # work orders outlive the server's threads
+    app.page.goto(_with_assistant(app, "example"))
+    app.page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+    app.seed_idb(f"sitewalk:draft:{inspection}", json.dumps({**DRAFT, "inspection_id": inspection}))
+    app.start(inspection, note="script: confirm")
+    button = app.page.locator("#sw-screen [data-sw-id='confirm']")
+    button.click()
+    app.page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
+    said = app.page.locator("#sw-transcript p", has_text=f"Work order work-order:{inspection}:risk-1 created.")
+    said.wait_for(timeout=10_000)
+    button.click()  # the same press again: a replay, nothing done twice
+    app.page.wait_for_selector("#sw-status:has-text('create_work_order: replayed')")
+    state = httpx.get(f"{app.server_url}/threads/{_thread_id(app)}/state", timeout=30).json()
+    assert len(state["values"]["ui_actions"]) == 1
+    assert [i["value"]["type"] for i in state["interrupts"]] == ["ui_action_request"]  # still waiting
