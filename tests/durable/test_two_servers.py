@@ -1,10 +1,23 @@
 """Two Aegra servers on one Postgres (with Redis): a thread started on one is resumed on the other;
-a part that dies is reported with its log; stop() leaves no process behind."""
+a killed server's run is taken over by the other; a part that dies is reported with its log;
+stop() leaves no process behind."""
 
 from __future__ import annotations
 
+import time
+
+import httpx
 import pytest
-from durable_helpers import ASSISTANT, collect, draft_answer, run, start_and_wait, start_test_stack, stop_test_stack
+from durable_helpers import (
+    ASSISTANT,
+    collect,
+    draft_answer,
+    run,
+    start_and_wait,
+    start_message,
+    start_test_stack,
+    stop_test_stack,
+)
 
 from sitewalk.agentserver import AgentServerClient, pending_interrupts
 from sitewalk_build.durable import DurableError
@@ -44,3 +57,47 @@ def test_a_dead_part_is_reported_and_stop_leaves_nothing(two_servers):
     assert "redis exited" in two_servers.log_tail()
     two_servers.stop()
     assert all(p.process is not None and p.process.poll() is not None for p in two_servers.parts())
+
+
+# Short leases so a dead worker's run is taken over in seconds, not Aegra's default ~50 s.
+SHORT_LEASE = {"LEASE_DURATION_SECONDS": "7", "HEARTBEAT_INTERVAL_SECONDS": "2", "REAPER_INTERVAL_SECONDS": "2"}
+
+
+def _picked_up_by(stack, run_id: str) -> list[int]:
+    return [i for i, part in enumerate(stack.servers)
+            if any("Worker picked up run" in line and run_id in line
+                   for line in part.log_path.read_text(errors="replace").splitlines())]
+
+
+def _wait_for(condition, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"not within {seconds} s")
+
+
+def test_a_killed_servers_run_is_taken_over_by_the_other():
+    stack = start_test_stack("takeover", workers=2, extra_env=SHORT_LEASE)
+    try:
+        first = stack.urls[0]
+        thread_id = httpx.post(first + "/threads", json={}).json()["thread_id"]
+        # messages streamed (paced by the scripted model), so the run lasts several seconds
+        body = {"assistant_id": ASSISTANT, "input": start_message("pace_ms=600"),
+                "stream_mode": ["values", "messages-tuple"]}
+        run_id = httpx.post(f"{first}/threads/{thread_id}/runs", json=body).json()["run_id"]
+        [executor] = _wait_for(lambda: _picked_up_by(stack, run_id), 20)
+        stack.kill_server(executor)
+        survivor = stack.urls[1 - executor]
+        runs = f"{survivor}/threads/{thread_id}/runs/{run_id}"
+        status = _wait_for(lambda: httpx.get(runs).json()["status"] not in ("pending", "running")
+                           and httpx.get(runs).json()["status"], 90)
+        assert status in ("success", "interrupted")
+        assert 1 - executor in _picked_up_by(stack, run_id)  # the survivor ran it again
+        state = httpx.get(f"{survivor}/threads/{thread_id}/state").json()
+        [pending] = state["interrupts"]
+        assert pending["value"]["tool_call"]["name"] == "read_local_draft"
+    finally:
+        stop_test_stack(stack)
