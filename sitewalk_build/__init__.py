@@ -14,7 +14,8 @@ done here, one concern a module:
     stale          when dist/ must be rebuilt (its stamp and inputs)
     assemble       the site assembled in named stages inside a staging folder
     agent_server   ``langgraph dev`` started and stopped
-    durable        Aegra on Postgres (and Redis for two servers) started and stopped: ``serve --durable``
+    durable        Aegra on Postgres (and Redis for two servers) started and stopped: ``serve --durable``;
+                   durable_install (Postgres found, Aegra's Python >= 3.12 venv), durable_process (its parts)
     server_config  langgraph.json with CORS restricted to the site's origins: ``serve --allow-origin``
     static_server  dist/ over HTTP under any base path
     serve          the ``serve`` command (both servers)

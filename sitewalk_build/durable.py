@@ -19,44 +19,34 @@ everything this module started; `check()` reports a part that died, with its log
 from __future__ import annotations
 
 import atexit
-import contextlib
-import glob
-import hashlib
-import json
 import os
-import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import tomllib
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitewalk_build.errors import AgentServerError
+from sitewalk_build.durable_install import (
+    DURABLE,
+    DurableError,
+    ensure_installed,
+    find_python,
+    log,
+    pg_bin,
+    pg_user,
+    venv_python,
+)
+from sitewalk_build.durable_process import HOST, Part, free_port, http_ok, tail, tcp_ok, wait_ready
+from sitewalk_build.paths import ROOT
 
-__all__ = ["DurableError", "DurableServer", "ensure_installed", "start_durable"]
+__all__ = ["DURABLE", "DurableError", "DurableServer", "Layout", "ensure_installed", "find_python", "pg_bin",
+           "start_durable"]
 
-ROOT = Path(__file__).resolve().parent.parent
-DURABLE = ROOT / ".durable"
-VENV = DURABLE / "aegra-venv"
-HOST = "127.0.0.1"
 PG_USER = "sitewalk"
 DATABASE = "aegra"
-# Aegra 0.11 is the version the durable facts were checked with (see DESIGN.md).
-AEGRA = "aegra-cli==0.11.0"
-# Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
-NOT_FOR_AEGRA = ("langgraph-cli",)
-ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-class DurableError(AgentServerError):
-    """The durable stack could not be installed or started, or a part of it died."""
 
 
 @dataclass(frozen=True)
@@ -82,205 +72,6 @@ class Layout:
         return self.home / "logs"
 
 
-def log(msg: str) -> None:
-    print(f"[durable] {msg}", file=sys.stderr, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-# ---------------------------------------------------------------------------
-# Finding what the machine has
-# ---------------------------------------------------------------------------
-
-
-def _python_version(exe: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
-                             capture_output=True, text=True, timeout=20, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    major, minor = out.split()
-    return int(major), int(minor)
-
-
-def find_python() -> str:
-    """A Python >= 3.12 for Aegra's venv: $SITEWALK_DURABLE_PYTHON, pyenv's, then PATH."""
-    candidates = [os.environ.get("SITEWALK_DURABLE_PYTHON", "")]
-    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    for minor in ("3.12", "3.13"):
-        candidates += sorted(glob.glob(str(pyenv_root / "versions" / f"{minor}*" / "bin" / "python3")))
-        candidates.append(shutil.which(f"python{minor}") or "")
-    for exe in filter(None, candidates):
-        version = _python_version(exe)
-        if version and version >= (3, 12):
-            return exe
-    raise DurableError("Aegra needs Python >= 3.12 and none was found (pyenv install 3.12, or set "
-                       "SITEWALK_DURABLE_PYTHON to one)")
-
-
-def pg_bin() -> Path:
-    """The directory of Debian's Postgres programs (the newest major version installed)."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
-    if found:
-        return Path(found[-1]).parent
-    initdb = shutil.which("initdb")
-    if initdb:
-        return Path(initdb).resolve().parent
-    raise DurableError("Postgres is not installed: `./sw serve --durable` installs it "
-                       "(apt-get install postgresql)")
-
-
-def _pg_user() -> str | None:
-    """Postgres refuses to run as root: then it runs as Debian's `postgres` user."""
-    return "postgres" if os.geteuid() == 0 else None
-
-
-# ---------------------------------------------------------------------------
-# Install: Aegra's venv with the project in it
-# ---------------------------------------------------------------------------
-
-
-def _server_deps() -> list[str]:
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        deps = tomllib.load(f)["project"]["dependencies"]
-    return [d for d in deps if not d.startswith(NOT_FOR_AEGRA)]
-
-
-def _venv_python() -> Path:
-    return VENV / "bin" / "python"
-
-
-def _install_wanted(python: str) -> str:
-    return hashlib.sha256(json.dumps([AEGRA, _server_deps(), python]).encode()).hexdigest()
-
-
-def ensure_installed() -> float:
-    """Build (or refresh) Aegra's venv; return the seconds it took (0 when already there)."""
-    python = find_python()
-    stamp = VENV / ".sitewalk-installed"
-    want = _install_wanted(python)
-    if stamp.exists() and stamp.read_text() == want and _venv_python().exists():
-        return 0.0
-    started = time.monotonic()
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    install_log = DURABLE / "aegra-install.log"
-    log(f"installing Aegra into .durable/aegra-venv with {python} (log: {install_log.name})")
-    pip = [str(_venv_python()), "-m", "pip", "install", "--disable-pip-version-check"]
-    steps = [
-        [python, "-m", "venv", "--clear", str(VENV)],
-        pip + [AEGRA, *_server_deps()],
-        # Editable and without deps: the graph imports the working tree, and the in-memory
-        # server's CLI (a project dependency) stays out of Aegra's venv.
-        pip + ["--no-deps", "-e", str(ROOT)],
-    ]
-    with open(install_log, "wb") as out:
-        for cmd in steps:
-            if subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT).returncode != 0:
-                raise DurableError(f"installing Aegra failed; last lines of {install_log.name}:\n"
-                                   f"{_tail(install_log)}")
-    stamp.write_text(want)
-    return time.monotonic() - started
-
-
-# ---------------------------------------------------------------------------
-# Processes
-# ---------------------------------------------------------------------------
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(ANSI_RE.sub("", text).splitlines()[-lines:])
-
-
-@dataclass
-class Part:
-    """One process of the stack: how to start it, and the running process."""
-
-    name: str
-    cmd: list[str]
-    log_path: Path
-    env: dict[str, str] | None = None
-    user: str | None = None
-    stop_signal: int = signal.SIGTERM
-    process: subprocess.Popen | None = field(default=None, repr=False)
-
-    def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as out:
-            # A session of its own: Ctrl-C in the terminal reaches only us, and we stop it.
-            self.process = subprocess.Popen(self.cmd, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
-                                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                            user=self.user)
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash would (for fault tests)."""
-        if self.alive():
-            assert self.process is not None
-            self.process.kill()
-            self.process.wait(10)
-
-    def stop(self, timeout: float = 15.0) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, self.stop_signal)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-        else:  # leftovers of a dead leader (uvicorn children), if any
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-
-    def died(self) -> str:
-        """'' while alive; else what happened, with the log's last lines."""
-        if self.alive() or self.process is None:
-            return ""
-        return f"{self.name} exited with code {self.process.returncode}; last lines of its log:\n{_tail(self.log_path)}"
-
-
-def _wait(part: Part, ready, what: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if not part.alive():
-            raise DurableError(f"{part.died()}\n(while waiting for {what})")
-        if time.monotonic() > deadline:
-            raise DurableError(f"{part.name}: no {what} within {timeout:.0f} s; last lines of its log:\n"
-                               f"{_tail(part.log_path)}")
-        time.sleep(0.2)
-
-
-def _http_ok(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as r:
-            return r.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
-
-
-def _tcp_ok(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(1)
-        return s.connect_ex((HOST, port)) == 0
-
-
-# ---------------------------------------------------------------------------
-# Postgres: a cluster in .durable/pg
-# ---------------------------------------------------------------------------
-
 
 def _pg_password(layout: Layout) -> str:
     if not layout.pg_password.exists():
@@ -294,7 +85,7 @@ def ensure_cluster(layout: Layout) -> None:
     """initdb on first use: scram passwords, the project's own superuser, UTF-8."""
     if (layout.pg / "PG_VERSION").exists():
         return
-    user = _pg_user()
+    user = pg_user()
     layout.pg.mkdir(parents=True, exist_ok=True)
     pwfile = layout.home / "pg-initdb-pw"
     pwfile.write_text(_pg_password(layout))
@@ -317,7 +108,7 @@ def postgres_part(layout: Layout, port: int) -> Part:
     cmd = [str(pg_bin() / "postgres"), "-D", str(layout.pg), "-p", str(port),
            "-c", f"listen_addresses={HOST}", "-c", "unix_socket_directories="]
     # SIGINT is Postgres's fast shutdown (SIGTERM would wait for every client to leave).
-    return Part("postgres", cmd, layout.logs / "postgres.log", user=_pg_user(), stop_signal=signal.SIGINT)
+    return Part("postgres", cmd, layout.logs / "postgres.log", user=pg_user(), stop_signal=signal.SIGINT)
 
 
 def _psql(layout: Layout, port: int, sql: str) -> subprocess.CompletedProcess:
@@ -340,7 +131,7 @@ def start_postgres(layout: Layout) -> tuple[Part, str]:
     port = free_port()
     part = postgres_part(layout, port)
     part.start()
-    _wait(part, lambda: _psql(layout, port, "SELECT 1").returncode == 0, "Postgres connection", 60)
+    wait_ready(part, lambda: _psql(layout, port, "SELECT 1").returncode == 0, "Postgres connection", 60)
     _ensure_database(layout, port)
     return part, f"postgresql://{PG_USER}:{_pg_password(layout)}@{HOST}:{port}/{DATABASE}"
 
@@ -362,7 +153,7 @@ def start_redis(layout: Layout) -> tuple[Part, str]:
            "--appendonly", "no", "--protected-mode", "yes"]
     part = Part("redis", cmd, layout.logs / "redis.log")
     part.start()
-    _wait(part, lambda: _tcp_ok(port), "Redis port", 30)
+    wait_ready(part, lambda: tcp_ok(port), "Redis port", 30)
     return part, f"redis://{HOST}:{port}/0"
 
 
@@ -399,7 +190,7 @@ def aegra_part(layout: Layout, name: str, settings: AegraSettings, port: int | N
     port = port or free_port()
     # uvicorn directly (not `aegra serve`, which wraps it in a second process): a kill of this pid
     # is a kill of the server.
-    cmd = [str(_venv_python()), "-m", "uvicorn", "aegra_api.main:app", "--host", HOST, "--port", str(port)]
+    cmd = [str(venv_python()), "-m", "uvicorn", "aegra_api.main:app", "--host", HOST, "--port", str(port)]
     return Part(name, cmd, layout.logs / f"{name}.log", env=aegra_env(settings, port))
 
 
@@ -410,7 +201,7 @@ def aegra_url(part: Part) -> str:
 
 def start_aegra(part: Part, timeout: float = 120.0) -> None:
     part.start()
-    _wait(part, lambda: _http_ok(aegra_url(part) + "/health"), "answer on GET /health", timeout)
+    wait_ready(part, lambda: http_ok(aegra_url(part) + "/health"), "answer on GET /health", timeout)
 
 
 # ---------------------------------------------------------------------------
@@ -455,7 +246,7 @@ class DurableServer:
     def log_tail(self, lines: int = 30) -> str:
         """The dead parts' reports, or the first server's log while all are alive."""
         reports = [p.died() for p in self.parts() if p.died()]
-        return "\n".join(reports) if reports else _tail(self.servers[0].log_path, lines)
+        return "\n".join(reports) if reports else tail(self.servers[0].log_path, lines)
 
     def check(self) -> None:
         """Raise DurableError naming every part that died, with its log's last lines."""
