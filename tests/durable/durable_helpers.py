@@ -2,8 +2,8 @@
 
 A stack is started by sitewalk_build.durable, the one way the project starts it; its cluster lives
 under `.durable/test-runs/` (not the developer's `.durable/pg`) and is removed afterwards. When the
-machine lacks Postgres or a Python >= 3.12 the tests skip and say why (`./sw serve --durable` installs
-Postgres; see the README).
+machine lacks Postgres, Redis (two servers) or a Python >= 3.12 the tests skip and say why, unless
+SITEWALK_REQUIRE_DURABLE=1 (CI), when they fail (`./sw serve --durable` installs Postgres and Redis).
 """
 
 from __future__ import annotations
@@ -55,18 +55,23 @@ def draft_answer(pending: Any, draft: dict[str, Any] | None = None) -> dict[str,
     return {pending["id"]: {call_id: ok_result("read_local_draft", call_id, dict(draft or DRAFT))}}
 
 
-def _require_prerequisites() -> None:
+def _require_prerequisites(workers: int) -> None:
+    """Skip (and say why) on a machine without them; fail instead when SITEWALK_REQUIRE_DURABLE=1 (CI)."""
     try:
         pg_bin()
         find_python()
+        if workers >= 2 and not shutil.which("redis-server"):
+            raise DurableError("redis-server is not installed (apt-get install redis-server)")
     except DurableError as exc:
+        if os.environ.get("SITEWALK_REQUIRE_DURABLE") == "1":
+            raise
         pytest.skip(f"durable server prerequisites missing: {exc}")
 
 
 def start_test_stack(name: str, workers: int = 1, extra_env: dict[str, str] | None = None,
                      config: str = "langgraph.json") -> DurableServer:
     """A stack with a cluster of its own under .durable/test-runs/<name>-<pid> (removed by stop_test_stack)."""
-    _require_prerequisites()
+    _require_prerequisites(workers)
     home = DURABLE / "test-runs" / f"{name}-{os.getpid()}"
     shutil.rmtree(home, ignore_errors=True)
     return start_durable(workers, home=home, extra_env=extra_env, config=config)
