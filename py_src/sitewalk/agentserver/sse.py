@@ -109,30 +109,28 @@ class SSEDecoder:
             if line.startswith("\ufeff"):
                 line = line[1:]
         if not line:
-            if self._data or self._event:
-                out.append(
-                    ServerSentEvent(
-                        event=self._event or "message",
-                        data="\n".join(self._data),
-                        id=self.last_event_id,
-                        retry=self._retry,
-                    )
-                )
-            self._event = ""
-            self._data = []
-            self._retry = None
-            return
-        if line[0] == ":":
+            self._dispatch(out)
+        elif line[0] == ":":
             self.comments += 1
-            return
-        colon = line.find(":")
-        if colon < 0:
-            field, value = line, ""
         else:
-            field = line[:colon]
-            value = line[colon + 1 :]
-            if value[:1] == " ":
-                value = value[1:]
+            self._field(*_split_field(line))
+
+    def _dispatch(self, out: list[ServerSentEvent]) -> None:
+        """A blank line: emit the event gathered so far (if any) and start a new one."""
+        if self._data or self._event:
+            out.append(
+                ServerSentEvent(
+                    event=self._event or "message",
+                    data="\n".join(self._data),
+                    id=self.last_event_id,
+                    retry=self._retry,
+                )
+            )
+        self._event = ""
+        self._data = []
+        self._retry = None
+
+    def _field(self, field: str, value: str) -> None:
         if field == "data":
             self._data.append(value)
         elif field == "event":
@@ -144,3 +142,14 @@ class SSEDecoder:
             if value.isdigit():
                 self._retry = int(value)
         # unknown fields are ignored, per the spec
+
+
+def _split_field(line: str) -> tuple[str, str]:
+    """`name: value` -> (name, value), one leading space of the value dropped; no colon -> (line, "")."""
+    colon = line.find(":")
+    if colon < 0:
+        return line, ""
+    value = line[colon + 1 :]
+    if value[:1] == " ":
+        value = value[1:]
+    return line[:colon], value
