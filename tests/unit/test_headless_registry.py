@@ -73,7 +73,8 @@ def test_hanging_tool_times_out_and_raising_tool_is_internal():
         await asyncio.sleep(10)
 
     reg.register("read_local_draft", hang)
-    assert run(reg.run({"id": "c", "name": "read_local_draft", "args": {"inspection_id": "a"}}))["error"]["code"] == "timeout"
+    answer = run(reg.run({"id": "c", "name": "read_local_draft", "args": {"inspection_id": "a"}}))
+    assert answer["error"]["code"] == "timeout"
 
     async def boom(args):
         raise RuntimeError("bug")

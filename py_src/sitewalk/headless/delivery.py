@@ -78,7 +78,8 @@ def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | N
     error = envelope.get("error")
     if not isinstance(error, dict) or error.get("code") != ErrorCode.contract_mismatch.value:
         return None
-    detail = error.get("detail") if isinstance(error.get("detail"), dict) else {}
+    raw_detail = error.get("detail")
+    detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
     return ContractMismatch(
         tool=str(envelope.get("tool") or ""), tool_call_id=str(envelope.get("tool_call_id") or ""),
         server_digest=str(detail.get("server_digest") or "?"), client_digest=str(detail.get("client_digest") or "?"),
@@ -164,7 +165,8 @@ class AuditLog:
     @staticmethod
     def entry(thread_id: str, envelope: dict[str, Any], at: str) -> dict[str, Any]:
         ok = envelope.get("ok") is True
-        result = envelope.get("result") if ok and isinstance(envelope.get("result"), dict) else {}
+        raw_result = envelope.get("result")
+        result: dict[str, Any] = raw_result if ok and isinstance(raw_result, dict) else {}
         return {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
                 "ok": ok, "fields": sorted(result) if ok else ["error"],
                 "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}
