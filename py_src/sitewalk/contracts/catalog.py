@@ -10,7 +10,7 @@ the agent server authorizes every action again when the browser sends it.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,14 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 
 
-class Risk(str, Enum):
+class Risk(StrEnum):
     low = "low"
     medium = "medium"
     high = "high"
     critical = "critical"
 
 
-class ActionName(str, Enum):
+class ActionName(StrEnum):
     """The business actions a ConfirmButton may ask the agent for (the agent authorizes them)."""
 
     create_work_order = "create_work_order"

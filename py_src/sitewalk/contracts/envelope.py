@@ -8,15 +8,15 @@ The official JS SDK sends a bare {"error": "message"} instead; `parse_result` un
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any, Literal, Union
+from enum import StrEnum
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 PROTOCOL = 1
 
 
-class ErrorCode(str, Enum):
+class ErrorCode(StrEnum):
     """Machine codes the agent can act on; the message is for people."""
 
     not_found = "not_found"
@@ -56,7 +56,7 @@ class ToolFailure(_Envelope):
     error: ToolError
 
 
-ToolOutcome = Union[ToolSuccess, ToolFailure]
+ToolOutcome = ToolSuccess | ToolFailure
 _outcome = TypeAdapter(ToolOutcome)
 
 
@@ -84,16 +84,22 @@ def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | T
             return ToolFailure(
                 tool=tool,
                 tool_call_id=tool_call_id,
-                error=ToolError(code=ErrorCode.serialization_failed, message=f"malformed envelope: {exc}"[:2000]),
+                error=ToolError(
+                    code=ErrorCode.serialization_failed, message=f"malformed envelope: {exc}"[:2000]
+                ),
             )
     if isinstance(value, dict) and set(value) == {"error"} and isinstance(value["error"], str):
         return ToolFailure(
-            tool=tool, tool_call_id=tool_call_id, error=ToolError(code=ErrorCode.internal, message=value["error"][:2000])
+            tool=tool,
+            tool_call_id=tool_call_id,
+            error=ToolError(code=ErrorCode.internal, message=value["error"][:2000]),
         )
     if isinstance(value, dict):
         return ToolSuccess(tool=tool, tool_call_id=tool_call_id, result=value)
     return ToolFailure(
         tool=tool,
         tool_call_id=tool_call_id,
-        error=ToolError(code=ErrorCode.serialization_failed, message=f"expected a JSON object, got {type(value).__name__}"),
+        error=ToolError(
+            code=ErrorCode.serialization_failed, message=f"expected a JSON object, got {type(value).__name__}"
+        ),
     )
