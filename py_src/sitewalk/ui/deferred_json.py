@@ -72,7 +72,9 @@ class DeferredContainer:
             self.escape, pos = False, 1  # the escaped character
         while pos < end:
             if self.in_string:
-                pos = _STRING_REST.match(chunk, pos).end()
+                rest = _STRING_REST.match(chunk, pos)
+                assert rest is not None  # the pattern matches the empty string: it always matches
+                pos = rest.end()
                 if pos == end:
                     return -1
                 if chunk[pos] == "\\":  # a lone backslash ends the chunk
@@ -81,7 +83,9 @@ class DeferredContainer:
                 self.in_string = False
                 pos += 1
                 continue
-            pos = _SKIP.match(chunk, pos).end()
+            skip = _SKIP.match(chunk, pos)
+            assert skip is not None  # likewise
+            pos = skip.end()
             if pos == end:
                 return -1
             char = chunk[pos]

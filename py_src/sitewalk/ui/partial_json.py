@@ -122,7 +122,7 @@ class PartialJsonParser:
     def value(self) -> Any:
         """The value built so far (containers still open hold what has arrived)."""
         if self._deferred is not None:
-            self._fill_deferred()
+            self._fill_deferred(self._deferred)
         return self._value
 
     def feed(self, text: str) -> list[tuple[Path, Any]]:
@@ -143,7 +143,7 @@ class PartialJsonParser:
         try:
             while True:
                 if self._deferred is not None:
-                    cut = self._feed_deferred(text, base, completed)
+                    cut = self._feed_deferred(self._deferred, text, base, completed)
                     if cut is None:
                         break
                     text, base = text[cut:], base + cut
@@ -163,7 +163,7 @@ class PartialJsonParser:
         if self._error:
             raise self._error
         if self._deferred is not None:
-            self._fill_deferred()  # finds a syntax error in the unclosed container, if any
+            self._fill_deferred(self._deferred)  # finds a syntax error in the unclosed container, if any
             if self._error:
                 raise self._error
         if self._tail and not self._in_string and not self._stack and not self.done:
@@ -180,7 +180,7 @@ class PartialJsonParser:
         paths = [frame.path for frame in self._stack]
         deferred = self._deferred
         if deferred is not None:
-            self._fill_deferred()
+            self._fill_deferred(deferred)
             paths += [deferred.path + path for path in deferred.sub.open_paths] or [deferred.path]
         return paths
 
@@ -252,9 +252,8 @@ class PartialJsonParser:
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
 
-    def _feed_deferred(self, text: str, base: int, completed: list) -> int | None:
+    def _feed_deferred(self, deferred: DeferredContainer, text: str, base: int, completed: list) -> int | None:
         """Give text to the deferred container; the index after its closing bracket, or None."""
-        deferred = self._deferred
         cut, skimmed = deferred.add(text)
         self.chars_scanned += skimmed
         if cut is None:
@@ -284,9 +283,8 @@ class PartialJsonParser:
         finally:
             self.chars_scanned += parser.chars_scanned
 
-    def _fill_deferred(self) -> None:
+    def _fill_deferred(self, deferred: DeferredContainer) -> None:
         """Bring the deferred container's partial value up to the text that has arrived."""
-        deferred = self._deferred
         if deferred.sub is None:
             deferred.sub = PartialJsonParser()
         sub = deferred.sub
@@ -305,7 +303,9 @@ class PartialJsonParser:
 
     def _incomplete(self, buf: str, pos: int, base: int) -> int:
         """No complete token at pos: start a string, carry an atom prefix, or fail."""
-        pos = _WS.match(buf, pos).end()
+        space = _WS.match(buf, pos)
+        assert space is not None  # the pattern matches the empty string: it always matches
+        pos = space.end()
         if pos >= len(buf):
             return pos
         char = buf[pos]
@@ -323,6 +323,7 @@ class PartialJsonParser:
 
     def _scan_string(self, buf: str, pos: int, completed: list) -> int:
         m = _STR_BODY.match(buf, pos)
+        assert m is not None  # the pattern matches the empty string: it always matches
         stop = m.end()
         self.chars_scanned += stop - pos  # the token regex already looked at these once
         if stop < len(buf) and buf[stop] == '"':
@@ -401,8 +402,10 @@ class PartialJsonParser:
         if isinstance(frame.container, dict):
             if frame.state != _VALUE:
                 raise PartialJsonError("expected ':'" if frame.state == _COLON else "expected a key", where)
-            frame.container[frame.key] = value
-            path = frame.path + (frame.key,)
+            key = frame.key
+            assert key is not None  # an object frame reaches _VALUE only after reading its key
+            frame.container[key] = value
+            path = frame.path + (key,)
         else:
             if frame.state not in (_VALUE, _VALUE_OR_END):
                 raise PartialJsonError("expected ','", where)
