@@ -50,14 +50,19 @@ def test_each_issue_code(spec, expected):
 
 
 def test_all_issues_are_reported_not_only_the_first():
-    spec = mutate(lambda s: (s["elements"]["risk"].update(type="Marquee"), s["elements"]["card"]["children"].append("x")))
+    spec = mutate(
+        lambda s: (s["elements"]["risk"].update(type="Marquee"), s["elements"]["card"]["children"].append("x"))
+    )
     found = {c for c, _ in codes(spec)}
     assert {"unknown_type", "missing_child"} <= found
     assert all(i.repair for i in validate_spec(spec))
 
 
 def test_too_deep_and_too_large():
-    deep = {"root": "s0", "elements": {f"s{i}": {"type": "Stack", "children": [f"s{i + 1}"]} for i in range(MAX_DEPTH + 2)}}
+    deep = {
+        "root": "s0",
+        "elements": {f"s{i}": {"type": "Stack", "children": [f"s{i + 1}"]} for i in range(MAX_DEPTH + 2)},
+    }
     deep["elements"][f"s{MAX_DEPTH + 2}"] = {"type": "Text", "props": {"text": "end"}}
     assert "too_deep" in {c for c, _ in codes(deep)}
     large = {"root": "r", "elements": {"r": {"type": "Stack", "children": [f"t{i}" for i in range(MAX_ELEMENTS)]}}}

@@ -17,7 +17,9 @@ CORPUS = sorted((Path(__file__).parent / "fixtures" / "specs").glob("*.json"))
 
 # Specs Sitewalk rejects and json-render accepts, on purpose: file -> why.
 DELIBERATE = {
-    "broken_unknown_type.json": "catalog: json-render's validateSpec does not know the catalog (its catalog.validate does)",
+    "broken_unknown_type.json": (
+        "catalog: json-render's validateSpec does not know the catalog (its catalog.validate does)"
+    ),
     "broken_invalid_props.json": "catalog: props are checked against the pydantic props model",
     "broken_free_css.json": "catalog: props are closed, no free CSS",
     "broken_action_not_allowed.json": "catalog: ConfirmButton actions come from an allowlist",
@@ -45,7 +47,8 @@ def test_corpus_is_broad():
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_our_verdict_matches_the_file_name(path):
-    assert ours(path) == path.name.startswith("valid_"), [i.to_dict() for i in validate_spec(json.loads(path.read_text()))]
+    issues = [i.to_dict() for i in validate_spec(json.loads(path.read_text()))]
+    assert ours(path) == path.name.startswith("valid_"), issues
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)

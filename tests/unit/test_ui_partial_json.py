@@ -187,13 +187,13 @@ def test_escapes_surrogates_and_numbers_split_anywhere_in_a_deferred_container()
 
 def first_error(parser, pieces, read_value=False):
     """(index of the fragment that raised, len(pieces) for close(), reason, offset)."""
-    at = 0
+    at = 0  # counts the fragments fed without an error: the index of the one that raises
     try:
-        for at, piece in enumerate(pieces):
+        for piece in pieces:
             parser.feed(piece)
             if read_value:
-                parser.value
-        at = len(pieces)
+                _ = parser.value  # reading .value fills in a deferred container (and may find an error)
+            at += 1
         parser.close()
     except PartialJsonError as exc:
         return at, exc.reason, exc.position
