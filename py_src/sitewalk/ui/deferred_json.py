@@ -14,7 +14,10 @@ Each character is skimmed once.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only for annotations: partial_json imports this module
+    from .partial_json import PartialJsonParser, Path
 
 __all__ = ["DeferredContainer"]
 
@@ -30,7 +33,7 @@ class DeferredContainer:
     __slots__ = ("path", "owner", "slot", "start", "parts", "scanned", "depth", "in_string", "escape",
                  "sub", "fed")
 
-    def __init__(self, opener: str, path: tuple, owner: Any, slot: Any, start: int) -> None:
+    def __init__(self, opener: str, path: Path, owner: Any, slot: Any, start: int) -> None:
         self.path = path
         self.owner = owner  # the parent container (None for the top-level value) and the key or index
         self.slot = slot
@@ -40,7 +43,7 @@ class DeferredContainer:
         self.depth = 1
         self.in_string = False
         self.escape = False  # the skimmed text ends with a backslash inside a string
-        self.sub: Any = None  # a parser filling in the partial value, made when someone reads it
+        self.sub: PartialJsonParser | None = None  # a parser filling in the partial value, made when someone reads it
         self.fed = 0  # parts[:fed] were fed to sub
 
     def add(self, text: str) -> tuple[int | None, int]:

@@ -180,8 +180,8 @@ class PartialJsonParser:
         paths = [frame.path for frame in self._stack]
         deferred = self._deferred
         if deferred is not None:
-            self._fill_deferred(deferred)
-            paths += [deferred.path + path for path in deferred.sub.open_paths] or [deferred.path]
+            sub = self._fill_deferred(deferred)
+            paths += [deferred.path + path for path in sub.open_paths] or [deferred.path]
         return paths
 
     # -- scanning ------------------------------------------------------------------------------
@@ -283,8 +283,8 @@ class PartialJsonParser:
         finally:
             self.chars_scanned += parser.chars_scanned
 
-    def _fill_deferred(self, deferred: DeferredContainer) -> None:
-        """Bring the deferred container's partial value up to the text that has arrived."""
+    def _fill_deferred(self, deferred: DeferredContainer) -> PartialJsonParser:
+        """Bring the deferred container's partial value up to the text that has arrived; its parser."""
         if deferred.sub is None:
             deferred.sub = PartialJsonParser()
         sub = deferred.sub
@@ -300,6 +300,7 @@ class PartialJsonParser:
         deferred.place(sub._value)
         if deferred.owner is None:
             self._value = sub._value
+        return sub
 
     def _incomplete(self, buf: str, pos: int, base: int) -> int:
         """No complete token at pos: start a string, carry an atom prefix, or fail."""
