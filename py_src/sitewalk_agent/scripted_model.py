@@ -34,6 +34,12 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   screen on record);
 - `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused; told
   so, the model says the screen stays as it was.
+
+Follow-ups: a human message after the first one is answered from its own words (case ignored):
+- "the risk is critical" (or high, medium, low) -> a sentence, then inline JSON-patch lines that
+  set the RiskBadge `risk` of the screen on record (level and label);
+- "add finding: TEXT" -> a sentence, then a patch line that appends TEXT to the card's findings;
+- with no screen yet, both say so and change nothing; anything else gets FOLLOW_UP_DEFAULT.
 """
 
 from __future__ import annotations
@@ -268,8 +274,45 @@ def plan_turn(messages: Sequence[BaseMessage]) -> Turn:
         return Turn(f"That change to the screen was refused ({', '.join(sorted(set(found))) or 'invalid'}); "
                     "the screen stays as it was.")
     if isinstance(last, HumanMessage):
+        if _is_follow_up(messages):
+            return follow_up(messages, _content_text(last))
         return _opening(messages, last)
     return Turn("Done.")
+
+
+FOLLOW_UP_DEFAULT = ("Noted. I can change the screen for you: say e.g. 'the risk is high' or "
+                     "'add finding: loose bolt on the east rail'.")
+NO_SCREEN_YET = "There is no screen yet to change; start the inspection first."
+_RISK_SAID = re.compile(r"\brisk\s+is\s+(critical|high|medium|low)\b", re.IGNORECASE)
+_FINDING_SAID = re.compile(r"\badd\s+finding\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
+
+
+def _is_follow_up(messages: Sequence[BaseMessage]) -> bool:
+    """The inspector spoke before: this message carries on the conversation (refusals do not count)."""
+    humans = [m for m in messages if isinstance(m, HumanMessage) and not is_refusal(m)]
+    return len(humans) > 1
+
+
+def _screen_shown(messages: Sequence[BaseMessage]) -> bool:
+    """A screen was put on record: a render_ui call answered, or an inline screen in the text."""
+    return any(isinstance(m, ToolMessage) and m.name == "render_ui" and _outcome(m).get("ok") for m in messages) \
+        or any(not isinstance(m, (HumanMessage, ToolMessage)) and '{"op":' in _content_text(m) for m in messages)
+
+
+def follow_up(messages: Sequence[BaseMessage], text: str) -> Turn:
+    """The answer to a follow-up message (see the module docstring for the phrases)."""
+    risk = _RISK_SAID.search(text)
+    finding = _FINDING_SAID.search(text)
+    if (risk or finding) and not _screen_shown(messages):
+        return Turn(NO_SCREEN_YET)
+    if risk:
+        level = risk.group(1).lower()
+        return Turn(inline_text(f"Understood: the risk is now {level}.", risk_edit(level)))
+    if finding:
+        said = " ".join(finding.group(1).split())[:200]
+        return Turn(inline_text(f"Added the finding: {said}.", [
+            {"op": "add", "path": "/elements/card/props/findings/-", "value": said}]))
+    return Turn(FOLLOW_UP_DEFAULT)
 
 
 def _opening(messages: Sequence[BaseMessage], last: HumanMessage) -> Turn:

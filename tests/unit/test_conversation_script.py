@@ -1,0 +1,78 @@
+"""The scripted model's follow-ups: the phrases of its docstring, in plan_turn and through the graph."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from sitewalk.contracts.envelope import ok_result
+from sitewalk.spec.inline import apply_inline_spec
+from sitewalk_agent import graph as G
+from sitewalk_agent.scripted_model import FOLLOW_UP_DEFAULT, NO_SCREEN_YET, card_spec, plan_turn
+
+DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "low"}
+SHOWN = [
+    HumanMessage("Start inspection inspection-42"),
+    AIMessage("", tool_calls=[{"id": "call_r", "name": "render_ui", "args": card_spec(DRAFT)}]),
+    ToolMessage('{"ok":true,"revision":1}', tool_call_id="call_r", name="render_ui"),
+    AIMessage("The card for inspection-42 is on screen."),
+]
+
+
+@pytest.mark.parametrize("level", ["critical", "high", "medium", "low"])
+def test_the_risk_is_level_patches_the_badge_of_the_screen_on_record(level):
+    turn = plan_turn([*SHOWN, HumanMessage(f"I looked again: the Risk is {level.upper()}.")])
+    assert turn.calls == []
+    spec, issues = apply_inline_spec(turn.text, card_spec(DRAFT))
+    assert issues == []
+    assert spec["elements"]["risk"]["props"] == {"level": level, "label": f"Risk: {level}"}
+    assert spec["elements"]["card"] == card_spec(DRAFT)["elements"]["card"]  # nothing else changed
+
+
+def test_add_finding_appends_to_the_card():
+    turn = plan_turn([*SHOWN, HumanMessage("add finding:  loose bolt   on the east rail")])
+    spec, issues = apply_inline_spec(turn.text, card_spec(DRAFT))
+    assert issues == [] and spec["elements"]["card"]["props"]["findings"] == ["crack", "loose bolt on the east rail"]
+    assert turn.text.startswith("Added the finding: loose bolt on the east rail.")
+
+
+def test_anything_else_gets_the_fixed_answer_and_no_patch():
+    turn = plan_turn([*SHOWN, HumanMessage("How long will this take?")])
+    assert turn.text == FOLLOW_UP_DEFAULT and apply_inline_spec(turn.text, card_spec(DRAFT)) is None
+
+
+def test_a_follow_up_without_a_screen_changes_nothing():
+    turn = plan_turn([HumanMessage("Start inspection inspection-42"), AIMessage("Which one?"),
+                      HumanMessage("the risk is high")])
+    assert turn.text == NO_SCREEN_YET
+
+
+def test_the_first_message_still_opens_the_inspection():
+    assert plan_turn([HumanMessage("the risk is high in inspection-42")]).tool == "read_local_draft"
+
+
+def test_the_graph_keeps_the_changed_risk_in_ui_spec():
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    async def go():
+        graph = G.build_graph()
+        graph.checkpointer = InMemorySaver()
+        config = {"configurable": {"thread_id": "t", "fragment_delay_ms": 0}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42")]}, config)
+        [pending] = (await graph.aget_state(config)).interrupts
+        call_id = pending.value["tool_call"]["id"]
+        await graph.ainvoke(Command(resume={pending.id: {call_id: ok_result("read_local_draft", call_id, DRAFT)}}),
+                            config)
+        before = (await graph.aget_state(config)).values["ui_spec"]
+        await graph.ainvoke({"messages": [HumanMessage("the risk is critical")]}, config)
+        return before, (await graph.aget_state(config)).values
+
+    before, values = asyncio.run(go())
+    assert before["elements"]["risk"]["props"]["level"] == "low"
+    assert values["ui_spec"]["elements"]["risk"]["props"]["level"] == "critical"
+    assert values["ui_spec"]["identity"]["revision"] > before["identity"]["revision"]
+    assert json.dumps(values["ui_spec"]["elements"]["card"]) == json.dumps(before["elements"]["card"])
