@@ -31,6 +31,7 @@ from langgraph.types import Command, interrupt
 from sitewalk.contracts.envelope import ErrorCode
 from sitewalk.contracts.tools import ToolContract
 from sitewalk_agent.actions import ActionLedger, action_request, answer_press, expected_actions, unwrap_press
+from sitewalk_agent.audit.record import record_ui_action
 from sitewalk_agent.headless import failure, headless_tools, tool_message
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import inline_ui_update
@@ -143,6 +144,7 @@ class UiActionsMiddleware(AgentMiddleware[ActionState]):
         press = unwrap_press(interrupt(action_request(values.get("ui_spec"))))
         thread_id = (get_config().get("configurable") or {}).get("thread_id")
         update, said = await answer_press(values, press, ActionLedger(runtime.store, thread_id))
+        await record_ui_action(runtime.store, get_config(), values, press, update["ui_action_result"])
         # Back through the model node, which says `said` (or nothing) instead of asking the model,
         # and then here again: the screen keeps asking until the thread moves on.
         return {**update, "ui_action_reply": said, "jump_to": "model"}

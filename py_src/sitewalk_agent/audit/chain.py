@@ -1,0 +1,131 @@
+"""The audit chain itself: canonical hashing, sealing a record onto a chain, and checking a chain.
+
+Pure functions over plain dicts, so they run anywhere (the agent, the CLI, tests) without a store.
+
+Why nothing here is hand-rolled beyond the chaining: the digest is `hashlib.sha256` and the bytes
+hashed are `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
+UTF-8 — the same canonical form anyone can rebuild with any JSON library. The only thing this
+module adds is the link: each record names the hash of the one before it (`prev_hash`; the first
+names `GENESIS`), and its own `hash` covers every other field, `prev_hash` included. Changing,
+removing or reordering a record therefore breaks a link that `verify_chain` reports by key.
+
+Keys are `<seq zero-padded to 8>-<first 12 hex of the hash>`: they sort in chain order, and two
+writers that ever raced for the same sequence number leave two keys (a visible fork), never one
+silently overwritten record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["GENESIS", "HEAD_KEY", "ChainProblem", "args_hash", "canonical_json", "record_hash", "record_key",
+           "seal", "verify_chain"]
+
+GENESIS = "0" * 64
+"""The `prev_hash` of a thread's first record."""
+HEAD_KEY = "head"
+"""The store key of the thread's head pointer {seq, hash, key}: without it a deleted last record would not show."""
+SEQ_WIDTH = 8
+
+
+def canonical_json(value: Any) -> bytes:
+    """Sorted keys, no spaces, UTF-8: the bytes every hash in the chain is taken over."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def args_hash(args: Any) -> str:
+    """sha256 of a tool call's arguments in canonical JSON (what a reviewer approved, byte for byte)."""
+    return hashlib.sha256(canonical_json(args if args is not None else {})).hexdigest()
+
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    """The hash of a record: every field but `hash` itself, `prev_hash` included."""
+    return hashlib.sha256(canonical_json({k: v for k, v in record.items() if k != "hash"})).hexdigest()
+
+
+def record_key(seq: int, digest: str) -> str:
+    return f"{seq:0{SEQ_WIDTH}d}-{digest[:12]}"
+
+
+def seal(fields: Mapping[str, Any], seq: int, prev_hash: str) -> tuple[str, dict[str, Any]]:
+    """The record `fields` as the chain's entry number `seq` after `prev_hash`: (its key, the record)."""
+    record = {**fields, "seq": seq, "prev_hash": prev_hash}
+    record["hash"] = record_hash(record)
+    return record_key(seq, record["hash"]), record
+
+
+@dataclass(frozen=True)
+class ChainProblem:
+    """The first thing wrong with a chain: the record's key (or the head) and what is wrong."""
+
+    key: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.what}"
+
+
+def _key_seq(key: str) -> int:
+    head = key.split("-", 1)[0]
+    return int(head) if head.isdigit() else -1
+
+
+def _check_record(key: str, record: Mapping[str, Any], seq: int, prev: str) -> ChainProblem | None:
+    if not isinstance(record, Mapping):
+        return ChainProblem(key, "not a record (not a JSON object)")
+    found = record.get("seq")
+    if _key_seq(key) > seq:  # the keys skip a number: that record was removed
+        return ChainProblem(f"{seq:0{SEQ_WIDTH}d}", f"missing: record {seq} is not in the store (next is {key})")
+    if found != seq:
+        return ChainProblem(key, f"reordered: record {seq} expected here, its seq says {found!r}")
+    if record.get("prev_hash") != prev:
+        return ChainProblem(key, "prev_hash does not match the previous record (a record before it is missing, "
+                                 "edited or reordered)")
+    if record.get("hash") != record_hash(record) or key != record_key(seq, str(record.get("hash"))):
+        return ChainProblem(key, "edited: its hash does not match its content")
+    return None
+
+
+def _forks(keys: list[str]) -> ChainProblem | None:
+    seen: dict[str, str] = {}
+    for key in keys:
+        seq = key.split("-", 1)[0]
+        if seq in seen:
+            return ChainProblem(key, f"fork: a second record with sequence number {_key_seq(key)} (also {seen[seq]})")
+        seen[seq] = key
+    return None
+
+
+def verify_chain(items: Iterable[tuple[str, Mapping[str, Any]]]) -> ChainProblem | None:
+    """None when the chain (store items as (key, value), any order, the head included) is whole.
+
+    Otherwise the first problem in chain order: an edited record, a missing one (a gap, or a tail
+    cut off behind the head pointer), a reordered one, or a fork (two records for one number).
+    """
+    entries = dict(items)
+    head = entries.pop(HEAD_KEY, None)
+    keys = sorted(entries)
+    problem = _forks(keys)
+    if problem:
+        return problem
+    prev = GENESIS
+    for seq, key in enumerate(keys, start=1):
+        problem = _check_record(key, entries[key], seq, prev)
+        if problem:
+            return problem
+        prev = str(entries[key]["hash"])
+    return _check_head(head, len(keys), prev)
+
+
+def _check_head(head: Any, count: int, last_hash: str) -> ChainProblem | None:
+    if head is None:
+        return ChainProblem(HEAD_KEY, "the head pointer is missing") if count else None
+    if not isinstance(head, Mapping) or head.get("seq") != count or head.get("hash") != last_hash:
+        expected = head.get("seq") if isinstance(head, Mapping) else "?"
+        return ChainProblem(str(head.get("key") if isinstance(head, Mapping) else HEAD_KEY),
+                            f"missing: the head names record {expected} but the chain ends at record {count}")
+    return None

@@ -1,0 +1,92 @@
+"""`python -m sitewalk_agent.audit verify|export THREAD_ID --server URL`: check or print a thread's trail.
+
+It reads the records through the Agent Server's store API (`POST /store/items/search`, via the
+official `langgraph_sdk` client), so it checks what the server actually holds.
+
+verify exits 0 when the chain is whole; 1 naming the first edited, missing, reordered or forked
+record (its key and what is wrong; a thread without any record counts as missing); 2 when the
+trail cannot be read (server unreachable, auth refused, not a store).
+export prints {"namespace", "records": [...], "head"} as JSON (exit 0, or 2 when it cannot read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+from langgraph_sdk import get_client
+
+from sitewalk_agent.audit.chain import HEAD_KEY, ChainProblem, verify_chain
+from sitewalk_agent.audit.trail import audit_namespace
+
+__all__ = ["main", "read_trail"]
+
+PAGE = 100
+
+
+class TrailUnreadable(Exception):
+    """The store API did not answer with the trail (unreachable, refused, malformed)."""
+
+
+async def read_trail(server: str, namespace: tuple[str, ...], token: str | None = None) -> list[tuple[str, Any]]:
+    """Every (key, value) stored under `namespace`, read page by page through the store API."""
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    client = get_client(url=server, headers=headers, timeout=15.0)
+    items: list[tuple[str, Any]] = []
+    offset = 0
+    try:
+        while True:
+            page = await client.store.search_items(namespace, limit=PAGE, offset=offset)
+            found = page.get("items", [])
+            # a prefix search also returns deeper namespaces; the trail is this one only
+            items.extend((str(i["key"]), i["value"]) for i in found if tuple(i["namespace"]) == namespace)
+            offset += len(found)
+            if len(found) < PAGE:
+                break
+    except (httpx.HTTPError, OSError, KeyError, TypeError, ValueError) as exc:
+        raise TrailUnreadable(f"cannot read {'/'.join(namespace)} from {server}: {exc}") from exc
+    finally:
+        await client.aclose()
+    return items
+
+
+def _problem(items: list[tuple[str, Any]]) -> ChainProblem | None:
+    if not items:
+        return ChainProblem(HEAD_KEY, "missing: the thread has no audit records")
+    return verify_chain(items)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    namespace = audit_namespace(args.thread_id, args.owner)
+    try:
+        items = await read_trail(args.server, namespace, args.token)
+    except TrailUnreadable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "export":
+        records = [value for key, value in sorted(items) if key != HEAD_KEY]
+        head = dict(items).get(HEAD_KEY)
+        print(json.dumps({"namespace": list(namespace), "records": records, "head": head}, indent=2,
+                         ensure_ascii=False))
+        return 0
+    problem = _problem(items)
+    if problem is not None:
+        print(f"BROKEN {problem}", file=sys.stderr)
+        return 1
+    print(f"OK {len(items) - 1} records, chain whole ({'/'.join(namespace)})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sitewalk_agent.audit", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("verify", "export"))
+    parser.add_argument("thread_id")
+    parser.add_argument("--server", required=True, help="the agent server's base URL")
+    parser.add_argument("--token", help="bearer token, when the server has auth (SITEWALK_TOKENS)")
+    parser.add_argument("--owner", help="the identity that owns the trail, when the server has auth")
+    return asyncio.run(_run(parser.parse_args(argv)))

@@ -1,0 +1,89 @@
+"""What a record says about where and by whom: thread, run, checkpoint, interrupt, and the actor.
+
+Read from the RunnableConfig LangGraph gives a node or tool (and the graph state), never from what
+the browser claims, except the inspector's name on a server without auth (marked unauthenticated).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+
+__all__ = ["actor", "interrupt_id_for", "now", "owner_of", "run_context"]
+
+ANONYMOUS = "anonymous"  # sitewalk_agent.auth's identity for everyone when the server has no tokens
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _configurable(config: Any) -> dict[str, Any]:
+    return dict((config or {}).get("configurable") or {})
+
+
+def _auth_identity(config: Any) -> tuple[str | None, str | None]:
+    conf = _configurable(config)
+    user = conf.get("langgraph_auth_user")
+    identity = conf.get("langgraph_auth_user_id") or getattr(user, "identity", None)
+    if identity is None and isinstance(user, dict):
+        identity = user.get("identity")
+    display = getattr(user, "display_name", None) or (user.get("display_name") if isinstance(user, dict) else None)
+    if not isinstance(identity, str) or not identity or identity == ANONYMOUS:
+        return None, None
+    return identity, str(display or identity)
+
+
+def owner_of(config: Any) -> str | None:
+    """The authenticated identity (first part of the audit namespace when the server has auth), else None."""
+    return _auth_identity(config)[0]
+
+
+def _inspector_in(state: Any) -> str:
+    """The inspector named by the last draft the device sent (read_local_draft's result), or ""."""
+    for message in reversed(list((state or {}).get("messages") or [])):
+        if getattr(message, "type", None) == "tool" and getattr(message, "name", None) == "read_local_draft":
+            try:
+                result = json.loads(str(message.content)).get("result") or {}
+            except (ValueError, AttributeError):
+                return ""
+            return str(result.get("inspector") or "") if isinstance(result, dict) else ""
+    return ""
+
+
+def actor(config: Any, state: Any = None, claimed: str | None = None) -> dict[str, Any]:
+    """Who acted: the authenticated user where the server has auth; otherwise the name the device gave
+    (`claimed`, `configurable.inspector`, or the draft's inspector), marked `authenticated: false`."""
+    identity, display = _auth_identity(config)
+    if identity:
+        return {"identity": identity, "display_name": display, "authenticated": True}
+    name = claimed or _configurable(config).get("inspector") or _inspector_in(state) or ""
+    return {"identity": str(name)[:120], "display_name": str(name)[:120], "authenticated": False}
+
+
+def interrupt_id_for(config: Any, answered: int = 0) -> str | None:
+    """The id the server gives the interrupt raised in this task (LangGraph derives it from the task's
+    checkpoint namespace and how many answers the task had). None outside a graph task."""
+    ns = _configurable(config).get("checkpoint_ns")
+    if not isinstance(ns, str) or not ns:
+        return None
+    try:
+        from langgraph.types import _interrupt_id  # the one place LangGraph computes it
+    except ImportError:  # pragma: no cover - a LangGraph without it: leave the id out rather than guess
+        return None
+    return str(_interrupt_id(ns, answered))
+
+
+def run_context(config: Any, state: Any = None) -> dict[str, Any]:
+    """task (the inspection), thread, run and checkpoint of the current graph task."""
+    conf = _configurable(config)
+    run_id = (config or {}).get("run_id") or conf.get("run_id")
+    checkpoint_id = conf.get("checkpoint_id")
+    if not checkpoint_id:  # task configs carry checkpoint_id None; the runtime knows the step's checkpoint
+        info = getattr(conf.get(CONFIG_KEY_RUNTIME), "execution_info", None)
+        checkpoint_id = getattr(info, "checkpoint_id", None)
+    return {"task_id": (state or {}).get("inspection_id"), "thread_id": conf.get("thread_id"),
+            "run_id": str(run_id) if run_id else None, "checkpoint_id": checkpoint_id}

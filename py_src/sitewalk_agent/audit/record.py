@@ -1,0 +1,108 @@
+"""One audit record per tool call, per review decision and per UI action, appended to the thread's chain.
+
+Every record has the same fields (None where a field does not apply), so the trail reads as a table:
+
+    kind              tool_call | review_decision | ui_action
+    task_id           the inspection id the thread is about
+    thread_id, run_id, checkpoint_id, interrupt_id, tool_call_id
+    tool_name         the tool (or, for a UI action, the action asked for)
+    args_revision     the revision of the arguments (1 = as the model wrote them; a reviewer's edit adds one)
+    args_hash         sha256 of the arguments in canonical JSON
+    review_status     approved | edited | rejected | review_not_required | ...
+    reviewer          {identity, display_name, authenticated}
+    time              ISO 8601 UTC
+    outcome           succeeded | failed:<code> | done | replayed | refused | ...
+    detail            a short free text (a refusal's reason, a work order id)
+    ui_spec_identity  the identity {message_id, tool_call_id, revision} of the screen the user saw
+    idempotency_key   the key of a UI action
+
+Without a store or a thread id (a graph run in-process without persistence) nothing is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sitewalk_agent.audit.chain import args_hash
+from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
+from sitewalk_agent.audit.trail import AuditTrail
+
+__all__ = ["FIELDS", "append", "record_review_decision", "record_tool_call", "record_ui_action", "tool_outcome"]
+
+FIELDS = ("kind", "task_id", "thread_id", "run_id", "checkpoint_id", "interrupt_id", "tool_call_id", "tool_name",
+          "args_revision", "args_hash", "review_status", "reviewer", "time", "outcome", "detail",
+          "ui_spec_identity", "idempotency_key")
+MAX_DETAIL = 300
+
+
+async def append(store: Any, config: Any, state: Any, **fields: Any) -> dict[str, Any] | None:
+    """Append one record (the context is read from `config`/`state`); the stored record, or None."""
+    context = run_context(config, state)
+    if store is None or not context["thread_id"]:
+        return None
+    record: dict[str, Any] = dict.fromkeys(FIELDS)
+    record.update(context)
+    record["time"] = now()
+    record["ui_spec_identity"] = ((state or {}).get("ui_spec") or {}).get("identity")
+    record.update(fields)
+    if isinstance(record.get("detail"), str):
+        record["detail"] = record["detail"][:MAX_DETAIL]
+    return await AuditTrail(store, context["thread_id"], owner_of(config)).append(record)
+
+
+def tool_outcome(result: Any) -> tuple[str, str | None]:
+    """(outcome, detail) of a tool's result: a ToolMessage, or a Command whose update carries one."""
+    message = result
+    update = getattr(result, "update", None)
+    if isinstance(update, dict):
+        message = next((m for m in reversed(update.get("messages") or []) if getattr(m, "type", "") == "tool"), None)
+    if message is None:
+        return "succeeded", None
+    answered_by = (getattr(message, "artifact", None) or {}).get("answered_by") if isinstance(
+        getattr(message, "artifact", None), dict) else None
+    if getattr(message, "status", "success") != "error":
+        return "succeeded", answered_by
+    try:
+        code = (json.loads(str(message.content)).get("error") or {}).get("code")
+    except (ValueError, AttributeError):
+        code = None
+    return f"failed:{code or 'error'}", answered_by
+
+
+async def record_tool_call(store: Any, config: Any, state: Any, tool_call: dict[str, Any], result: Any,
+                           review_status: str = "review_not_required", args_revision: int = 1) -> dict[str, Any] | None:
+    """A finished tool call (headless or server tool), with its outcome."""
+    outcome, detail = tool_outcome(result)
+    return await append(store, config, state, kind="tool_call", tool_call_id=tool_call.get("id"),
+                        tool_name=tool_call.get("name"), args_revision=args_revision,
+                        args_hash=args_hash(tool_call.get("args")), review_status=review_status,
+                        reviewer=actor(config, state), interrupt_id=interrupt_id_for(config),
+                        outcome=outcome, detail=detail)
+
+
+async def record_review_decision(store: Any, config: Any, state: Any, *, interrupt_id: str | None,
+                                 tool_call_id: str | None, tool_name: str | None, args: Any, args_revision: int,
+                                 decision: str, outcome: str = "decided", reason: str | None = None,
+                                 reviewer_name: str | None = None) -> dict[str, Any] | None:
+    """A reviewer's decision on one gated call: `decision` approved | edited | rejected, for the
+    arguments `args` at `args_revision` (for an edit: the edited arguments and the new revision);
+    `outcome` says whether it was taken (decided) or refused (stale_revision, already_decided...)."""
+    return await append(store, config, state, kind="review_decision", interrupt_id=interrupt_id,
+                        tool_call_id=tool_call_id, tool_name=tool_name, args_revision=args_revision,
+                        args_hash=args_hash(args), review_status=decision,
+                        reviewer=actor(config, state, reviewer_name), outcome=outcome, detail=reason)
+
+
+async def record_ui_action(store: Any, config: Any, state: Any, request: Any, answer: dict[str, Any]
+                           ) -> dict[str, Any] | None:
+    """A ConfirmButton press as the server answered it (`answer`: the ui_action_result, done/replayed/refused)."""
+    press = request if isinstance(request, dict) else {}
+    asked = {k: press.get(k) for k in ("action", "element_id", "identity")}
+    result: dict[str, Any] = answer["result"] if isinstance(answer.get("result"), dict) else {}
+    detail = answer.get("reason") or result.get("work_order")
+    return await append(store, config, state, kind="ui_action", tool_name=press.get("action"),
+                        args_hash=args_hash(asked), reviewer=actor(config, state, press.get("inspector")),
+                        interrupt_id=interrupt_id_for(config), outcome=answer.get("status"),
+                        detail=str(detail) if detail else None, idempotency_key=press.get("idempotency_key"),
+                        ui_spec_identity=press.get("identity") if isinstance(press.get("identity"), dict) else None)

@@ -1,0 +1,63 @@
+"""A thread's audit trail in the Agent Server's Store: append sealed records, one writer at a time.
+
+Namespace: `("sitewalk", "audit", <thread_id>)` — or `(<identity>, "sitewalk", "audit", <thread_id>)`
+when the server has auth (`sitewalk_agent.auth` only serves store namespaces that start with the
+caller's identity, so the thread's owner can read their trail through the store API). Keys:
+`<seq:08d>-<hash12>` (see `chain`), plus `head` = {seq, hash, key} of the last record.
+
+Parallel tool calls of one AI message run at once, so appends to one thread are serialized by an
+asyncio lock per (event loop, thread) in this process: read the head, seal, write the record, move
+the head. That is enough for one server process (`langgraph dev`). Several servers on one store
+(Aegra with workers, LangGraph Platform) need the serialization in the store instead — a
+compare-and-set on the head (e.g. a Postgres row lock / `SELECT ... FOR UPDATE` on the head key, or
+an advisory lock per thread). Without it two servers could both take the same number; the key
+scheme keeps both records and `verify` reports the fork instead of losing one silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from sitewalk_agent.audit.chain import GENESIS, HEAD_KEY, seal
+
+__all__ = ["NAMESPACE", "AuditTrail", "audit_namespace"]
+
+NAMESPACE = ("sitewalk", "audit")
+_LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
+
+
+def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
+    """Where a thread's trail lives; `owner` is the authenticated identity when the server has auth."""
+    safe = str(thread_id).replace(".", "_")  # namespace labels may not contain "."
+    return (*((owner,) if owner else ()), *NAMESPACE, safe)
+
+
+def _lock_for(thread_id: str) -> asyncio.Lock:
+    key = (id(asyncio.get_running_loop()), thread_id)
+    lock = _LOCKS.get(key)
+    if lock is None:
+        lock = _LOCKS[key] = asyncio.Lock()
+    return lock
+
+
+class AuditTrail:
+    """Appends records to one thread's chain in a LangGraph `BaseStore` (async API)."""
+
+    def __init__(self, store: Any, thread_id: str, owner: str | None = None) -> None:
+        self._store = store
+        self._thread_id = str(thread_id)
+        self.namespace = audit_namespace(thread_id, owner)
+
+    async def append(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Seal `fields` as the next record of the thread and store it; the stored record (with seq, hashes)."""
+        async with _lock_for(self._thread_id):
+            head = await self._store.aget(self.namespace, HEAD_KEY)
+            seq = int(head.value["seq"]) + 1 if head is not None else 1
+            prev = str(head.value["hash"]) if head is not None else GENESIS
+            key, record = seal(fields, seq, prev)
+            await self._store.aput(self.namespace, key, record, index=False)
+            await self._store.aput(self.namespace, HEAD_KEY, {"seq": seq, "hash": record["hash"], "key": key},
+                                   index=False)
+            return {**record, "key": key}

@@ -1,0 +1,104 @@
+"""The audit chain: canonical hashing, sealing, and verify's verdicts (whole, edited, missing, reordered, forked)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from sitewalk_agent.audit.chain import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
+from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
+
+
+def test_canonical_json_sorts_keys_drops_spaces_and_keeps_utf8():
+    assert canonical_json({"b": 1, "a": [1, {"d": "é", "c": None}]}) == '{"a":[1,{"c":null,"d":"é"}],"b":1}'.encode()
+    assert args_hash({"x": 1, "y": "z"}) == hashlib.sha256(b'{"x":1,"y":"z"}').hexdigest()
+    assert args_hash({"y": "z", "x": 1}) == args_hash({"x": 1, "y": "z"})
+    with pytest.raises(ValueError):
+        canonical_json({"n": float("nan")})  # not JSON: refused, not hashed as something else
+
+
+def _chain(n: int) -> list[tuple[str, dict]]:
+    items, prev = [], GENESIS
+    for seq in range(1, n + 1):
+        key, record = seal({"kind": "tool_call", "tool_name": f"t{seq}"}, seq, prev)
+        items.append((key, record))
+        prev = record["hash"]
+    return [*items, (HEAD_KEY, {"seq": n, "hash": prev, "key": items[-1][0]})]
+
+
+def test_sealed_records_link_to_genesis_and_each_other():
+    items = _chain(3)
+    first, second = items[0][1], items[1][1]
+    assert first["prev_hash"] == GENESIS and second["prev_hash"] == first["hash"]
+    assert first["hash"] == record_hash(first) and items[0][0] == f"00000001-{first['hash'][:12]}"
+    assert verify_chain(items) is None
+    assert verify_chain(reversed(items)) is None  # the store's order does not matter: keys do
+
+
+def test_an_edited_record_is_named():
+    items = _chain(4)
+    key, record = items[1]
+    items[1] = (key, {**record, "tool_name": "other"})
+    problem = verify_chain(items)
+    assert problem is not None and problem.key == key and "edited" in problem.what
+
+
+def test_an_edit_with_a_recomputed_hash_breaks_the_next_link():
+    items = _chain(4)
+    key, record = items[1]
+    forged = {**record, "tool_name": "other"}
+    forged["hash"] = record_hash(forged)
+    items[1] = (key, forged)
+    problem = verify_chain(items)
+    assert problem is not None and problem.key in (key, items[2][0])
+
+
+def test_a_deleted_record_is_named_missing():
+    items = _chain(4)
+    del items[1]
+    problem = verify_chain(items)
+    assert problem is not None and problem.key == "00000002" and "missing" in problem.what
+
+
+def test_a_deleted_last_record_is_caught_by_the_head():
+    items = _chain(3)
+    last_key = items[2][0]
+    del items[2]
+    problem = verify_chain(items)
+    assert problem is not None and problem.key == last_key and "missing" in problem.what
+
+
+def test_swapped_records_are_reported_reordered():
+    items = _chain(4)
+    (k1, r1), (k2, r2) = items[1], items[2]
+    items[1], items[2] = (k1, r2), (k2, r1)
+    problem = verify_chain(items)
+    assert problem is not None and problem.key == k1
+
+
+def test_a_fork_two_records_for_one_number_is_reported():
+    items = _chain(3)
+    key, extra = seal({"kind": "tool_call", "tool_name": "racer"}, 2, items[0][1]["hash"])
+    problem = verify_chain([*items, (key, extra)])
+    assert problem is not None and "fork" in problem.what
+
+
+def test_concurrent_appends_to_one_thread_make_one_chain():
+    store = InMemoryStore()
+
+    async def go():
+        trail = AuditTrail(store, "thread-1")
+        await asyncio.gather(*(trail.append({"kind": "tool_call", "tool_name": f"t{i}"}) for i in range(20)))
+
+    asyncio.run(go())
+    items = [(i.key, i.value) for i in store.search(audit_namespace("thread-1"), limit=100)]
+    assert len(items) == 21 and verify_chain(items) is None
+    assert sorted({value["seq"] for key, value in items if key != HEAD_KEY}) == list(range(1, 21))
+
+
+def test_the_namespace_starts_with_the_owner_when_the_server_has_auth():
+    assert audit_namespace("t.1") == ("sitewalk", "audit", "t_1")
+    assert audit_namespace("t1", "ana") == ("ana", "sitewalk", "audit", "t1")
