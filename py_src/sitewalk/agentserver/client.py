@@ -37,6 +37,7 @@ from .schema import (
     StreamMode,
     Thread,
     ThreadState,
+    ThreadStatus,
     ThreadUpdateStateResponse,
 )
 from .sse import ServerSentEvent, SSEDecoder
@@ -111,6 +112,14 @@ class ThreadsClient:
 
     async def get(self, thread_id: str) -> Thread:
         return cast(Thread, await self._http.call("GET", f"/threads/{_p(thread_id)}"))
+
+    async def search(self, metadata: dict[str, Any] | None = None, status: ThreadStatus | None = None,
+                     limit: int = 10, offset: int = 0, sort_by: str | None = "updated_at",
+                     sort_order: str | None = "desc") -> list[Thread]:
+        """POST /threads/search: the threads whose metadata contains `metadata`, one page (newest first)."""
+        body = _drop_none({"metadata": metadata, "status": status, "limit": limit, "offset": offset,
+                           "sort_by": sort_by, "sort_order": sort_order})
+        return cast(list[Thread], await self._http.call("POST", "/threads/search", body))
 
     async def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> ThreadState:
         """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...})."""

@@ -6,7 +6,9 @@
   its answer book and egress log;
 - `Outbox` (outbox.py): delivery that waits for the network and re-reads the thread before resending;
 - `UiActions` (actions.py): a ConfirmButton's request; `TimelineFeed` (history.py): the history;
-- `Cancellation` (cancel.py): the inspector's Cancel; `CallBoard` (calls.py): tool calls on the view.
+- `Cancellation` (cancel.py): the inspector's Cancel; `CallBoard` (calls.py): tool calls on the view;
+- `Conversation` (conversation.py): the inspector's follow-up messages, one run at a time, none lost;
+- `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen).
 
 `InspectionSession` composes them: it holds no thread until one exists, then builds the parts
 for it. Pure orchestration: the agent server through `AgentServerClient`, the screen through a
@@ -15,6 +17,7 @@ for it. Pure orchestration: the agent server through `AgentServerClient`, the sc
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
@@ -22,7 +25,9 @@ from ..headless.delivery import ContractMismatch
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
+from .conversation import show_user_text
 from .parts import Hooks, ThreadParts
+from .restore import restore_view
 from .thread import ASSISTANT_ID, Thread
 from .view import View
 
@@ -41,16 +46,20 @@ class InspectionSession:
         self.cancellation = Cancellation()
         self.parts: ThreadParts | None = None  # built once the thread exists
 
-    async def start(self, inspection_id: str, note: str = "") -> None:
-        """A new thread for the inspection, and its first run (with this device's tool manifest)."""
-        thread = await self.client.threads.create(metadata={"inspection_id": inspection_id})
+    async def start(self, inspection_id: str, note: str = "", metadata: dict[str, Any] | None = None) -> None:
+        """A new thread for the inspection (its metadata: the inspection id, and `metadata`, e.g. the
+        device id the list of inspections is found by), and its first run (with this device's tool manifest)."""
+        thread = await self.client.threads.create(metadata={**(metadata or {}), "inspection_id": inspection_id})
         parts = self._on(thread["thread_id"])
         if self.hooks.on_thread is not None:
             self.hooks.on_thread(parts.thread.id)
         self.view.status(f"Inspection {inspection_id}: thread {parts.thread.id}")
         text = f"Start inspection {inspection_id}" + (f"\n{note}" if note else "")
-        await parts.loop.run(input={"messages": [{"role": "user", "content": text}], "inspection_id": inspection_id,
-                                    "client_tools": self.registry.manifest()})
+        message_id = f"user-{uuid.uuid4().hex[:16]}"
+        show_user_text(self.view, message_id, text)
+        async with parts.conversation.running():
+            await parts.loop.run(input={"messages": [{"type": "human", "id": message_id, "content": text}],
+                                        "inspection_id": inspection_id, "client_tools": self.registry.manifest()})
 
     async def rejoin(self, thread_id: str) -> bool:
         """Carry on with a thread after a reload: answer what it still waits on (each call once).
@@ -58,16 +67,43 @@ class InspectionSession:
         Returns whether the thread was waiting on this device.
         """
         parts = self._on(thread_id)
-        answers = await parts.answers.pending()
-        if answers:
-            await parts.loop.resume(answers)
-        else:
-            await parts.timeline.refresh()
+        async with parts.conversation.running():
+            answers = await parts.answers.pending()
+            if answers:
+                await parts.loop.resume(answers)
+            else:
+                await parts.timeline.refresh()
         return bool(answers)
+
+    async def reopen(self, thread_id: str) -> None:
+        """Show a thread as the server has it (transcript, screen, pending calls and questions, timeline),
+        then carry on: follow its run if one is going, answer the headless tools it waits on."""
+        parts = self._on(thread_id)
+        async with parts.conversation.running():
+            restore_view(await self.client.threads.get_state(thread_id), self.view, parts.stream)
+            running = await self.client.runs.list(thread_id, status="running", limit=1)
+            if running:
+                await parts.loop.join(running[0]["run_id"])
+                return
+            answers = await parts.answers.pending()
+            if answers:
+                await parts.loop.resume(answers)
+            else:
+                await parts.timeline.refresh()
+
+    async def say(self, text: str) -> str:
+        """The inspector's message on the current thread: 'sent', 'waiting' (kept in the outbox), or
+        'no-thread' (nothing to talk to yet: start or open an inspection)."""
+        if self.parts is None:
+            return "no-thread"
+        return await self.parts.conversation.say(text)
 
     async def act(self, element_id: str, action: str, subject: str = "") -> dict[str, Any] | None:
         """A ConfirmButton was pressed (see `actions.UiActions`); None before a thread exists."""
-        return None if self.parts is None else await self.parts.actions.act(element_id, action, subject)
+        if self.parts is None:
+            return None
+        async with self.parts.conversation.running():
+            return await self.parts.actions.act(element_id, action, subject)
 
     async def cancel(self) -> None:
         """The inspector cancelled: end the tool in progress (nothing is sent) and the server's run."""

@@ -29,6 +29,10 @@ class RunLoop:
         it waits on, resume, repeat; then show the timeline."""
         await self._carry_on(await self.stream.run(**run_kwargs))
 
+    async def join(self, run_id: str) -> None:
+        """Follow a run already going (e.g. after a reload) from its first event, then carry on as `run` does."""
+        await self._carry_on(await self.stream.run(run_id=run_id))
+
     async def resume(self, answers: Answers) -> None:
         """Deliver answers found waiting (e.g. after a reload), then carry on as `run` does."""
         await self._carry_on(await self._deliver(answers))

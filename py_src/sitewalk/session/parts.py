@@ -13,6 +13,7 @@ from .actions import UiActions
 from .answers import HeadlessAnswers
 from .calls import CallBoard
 from .cancel import Cancellation
+from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
 from .loop import RunLoop
 from .outbox import Outbox
@@ -32,6 +33,7 @@ class Hooks:
     on_contract_mismatch: Callable[[ContractMismatch], None] | None = None
     on_outbox: Callable[[int], None] | None = None  # answers waiting for the network (0: none)
     on_thread: Callable[[str], None] | None = None  # the thread a start created
+    on_messages: OnOutbox | None = None  # the inspector's messages waiting to be sent, and why
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
 
 
@@ -44,6 +46,7 @@ class ThreadParts:
     timeline: TimelineFeed
     loop: RunLoop
     actions: UiActions
+    conversation: Conversation
 
     @classmethod
     def build(cls, client: AgentServerClient, thread: Thread, registry: HeadlessToolRegistry, view: View,
@@ -57,4 +60,5 @@ class ThreadParts:
         timeline = TimelineFeed(client, thread, view)
         loop = RunLoop(stream, answers, outbox, timeline, cancellation)
         actions = UiActions(client, thread, view, screen, loop, stream, wait)
-        return cls(thread, stream, answers, outbox, timeline, loop, actions)
+        conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages)
+        return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation)

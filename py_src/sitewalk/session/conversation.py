@@ -1,0 +1,147 @@
+"""The inspector's follow-up messages on the current thread, one run at a time, none lost.
+
+The agent server takes one run per thread (multitask strategy `reject`), so a message written while
+a run of this session is active waits in the outbox ("waiting until the agent finishes") and goes
+out when the run ends. A message is not sent over a question the agent is waiting on either (the
+inspector answers it first: the message waits and the view says why), nor while another tab's run
+holds the thread (409). Each message carries its own id: when a request got no answer (the network
+dropped), the thread's messages tell whether it arrived, so it is never sent twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..agentserver.client import AgentServerClient, pending_interrupts
+from ..agentserver.errors import Conflict, ServerUnreachable
+from .loop import RunLoop
+from .stream import RunStream
+from .thread import Thread, WaitForNetwork
+from .view import View
+
+__all__ = ["WAITING_FOR_RUN", "Conversation", "Outgoing", "show_user_text"]
+
+WAITING_FOR_RUN = "waiting until the agent finishes"
+WAITING_FOR_ANSWER = "the agent is waiting for your answer on the screen: answer it first"
+WAITING_FOR_OTHER_RUN = "another run is active on this inspection (another tab?): sent once it ends"
+WAITING_FOR_NETWORK = "waiting for the network"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message of the inspector, with the id it keeps on the server (so it is taken once)."""
+
+    id: str
+    text: str
+
+
+OnOutbox = Callable[[list[Outgoing], str], None]
+"""Told the messages that wait (empty: none) and why they wait."""
+
+
+class Conversation:
+    def __init__(self, client: AgentServerClient, thread: Thread, view: View, loop: RunLoop, stream: RunStream,
+                 wait: WaitForNetwork, on_outbox: OnOutbox | None = None) -> None:
+        self.client = client
+        self.thread = thread
+        self.view = view
+        self.loop = loop
+        self.stream = stream
+        self.wait = wait
+        self.on_outbox = on_outbox
+        self.outbox: list[Outgoing] = []
+        self._active = 0  # runs of this session in progress (start, rejoin, a press, a message)
+
+    @property
+    def active(self) -> bool:
+        return self._active > 0
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Around any run of this session: messages sent meanwhile wait for its end, then go."""
+        self._active += 1
+        try:
+            yield
+        finally:
+            self._active -= 1
+        if not self._active:
+            await self.flush()
+
+    async def say(self, text: str, message_id: str | None = None) -> str:
+        """Send a message: 'sent', or 'waiting' (kept in the outbox, the view told why); '' when empty."""
+        text = text.strip()
+        if not text:
+            return ""
+        self.outbox.append(Outgoing(message_id or f"user-{uuid.uuid4().hex[:16]}", text))
+        if self.active:
+            self._tell(WAITING_FOR_RUN)
+            return "waiting"
+        await self.flush()
+        return "waiting" if self.outbox else "sent"
+
+    async def flush(self) -> None:
+        """Send what waits, oldest first, while the thread can take it; stop (and say why) when not."""
+        attempt = 0
+        while self.outbox and not self.active:
+            message = self.outbox[0]
+            try:
+                why = await self._blocked(message)
+                if why is None:
+                    show_user_text(self.view, message.id, message.text)
+                    async with self._run():
+                        await self.loop.run(input={"messages": [_human(message)]})
+                    self.outbox.pop(0)
+                    attempt = 0
+                elif why:
+                    self._tell(why)
+                    return
+            except Conflict:
+                self._tell(WAITING_FOR_OTHER_RUN)
+                return
+            except ServerUnreachable:
+                attempt += 1
+                self._tell(WAITING_FOR_NETWORK)
+                await self.wait(attempt)
+        self._tell("")
+
+    @asynccontextmanager
+    async def _run(self) -> AsyncIterator[None]:
+        """A message's own run: later messages wait for it; the flush that sent it goes on after."""
+        self._active += 1
+        try:
+            yield
+        finally:
+            self._active -= 1
+
+    async def _blocked(self, message: Outgoing) -> str | None:
+        """Why `message` cannot go now (None: it can; '': it arrived already and left the outbox)."""
+        state = await self.client.threads.get_state(self.thread.id)
+        values = state.get("values") or {}
+        if any(isinstance(m, dict) and m.get("id") == message.id for m in values.get("messages") or []):
+            self.outbox.pop(0)  # an earlier attempt reached the server: show its run, send no copy
+            await self.stream.follow_latest()
+            return ""
+        if pending_interrupts(state):
+            return WAITING_FOR_ANSWER
+        return None
+
+    def _tell(self, why: str) -> None:
+        if why:
+            self.view.status(f"{len(self.outbox)} message(s) {why}")
+        if self.on_outbox is not None:
+            self.on_outbox(list(self.outbox), why if self.outbox else "")
+
+
+def show_user_text(view: Any, message_id: str, text: str) -> None:
+    """The inspector's words in the transcript, on a view that shows them (`user_text`, optional)."""
+    show = getattr(view, "user_text", None)
+    if show is not None:
+        show(message_id, text)
+
+
+def _human(message: Outgoing) -> dict[str, Any]:
+    return {"type": "human", "id": message.id, "content": message.text}
