@@ -32,7 +32,7 @@ from langgraph.config import get_config  # noqa: E402
 from sitewalk_agent.middleware import SitewalkState  # noqa: E402
 from sitewalk_agent.screens import UI_PROMPT  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, pace_of, scenario_of  # noqa: E402
-from sitewalk_agent.toolkit import sitewalk_middleware  # noqa: E402
+from sitewalk_agent.toolkit import field_review_middleware, sitewalk_middleware  # noqa: E402
 
 __all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph", "make_model"]
 
@@ -80,7 +80,7 @@ class ScriptedPacingMiddleware(AgentMiddleware):
 def build_graph(model: BaseChatModel | None = None) -> Any:
     """The inspection agent: create_agent with Sitewalk's middleware (and pacing for the scripted model)."""
     model = model or _BASE_MODEL
-    middleware: list[AgentMiddleware[Any]] = sitewalk_middleware()
+    middleware: list[AgentMiddleware[Any]] = [*sitewalk_middleware(), *field_review_middleware()]
     if isinstance(model, ScriptedInspectionModel):
         middleware.append(ScriptedPacingMiddleware())
     return create_agent(model, system_prompt=SYSTEM_PROMPT, middleware=middleware, state_schema=SitewalkState,

@@ -34,6 +34,11 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   screen on record);
 - `bad-patch`: the same edit with a line whose path does not exist, so the edit is refused; told
   so, the model says the screen stays as it was.
+- `review`: one message with three reviewed field actions: two `create_work_order` calls for
+  different subjects (REVIEW_SUBJECTS) and a `notify_site_manager`; each waits for its own review
+  (see `sitewalk_agent.review`); then a sentence per answered call (done, refused, or rejected);
+- `photos`: one message with `archive_photos` and `delete_photos` for the same photos
+  (REVIEW_PHOTOS); delete is refused by the tool unless the archive ran first.
 
 Follow-ups: a human message after the first one is answered from its own words (case ignored):
 - "the risk is critical" (or high, medium, low) -> a sentence, then inline JSON-patch lines that
@@ -332,10 +337,42 @@ def _opening(messages: Sequence[BaseMessage], last: HumanMessage) -> Turn:
         if scenario == "parallel":  # both device tools in one message: they run at once
             return Turn(f"Reading the draft for {inspection_id} and locating the device at once.", calls=[read, locate])
         return Turn("First I will check where the inspection takes place.", *locate)
+    if scenario in ("review", "photos"):
+        return Turn(f"These actions for {inspection_id} need your review.", calls=field_calls(scenario, inspection_id))
     if scenario == "photo":
         return Turn("First I need a photo of the site.", "attach_photo",
                     {"purpose": f"Attach a photo of the site to inspection {inspection_id}."})
     return Turn(f"Looking up the draft for {inspection_id}.", *read)
+
+
+REVIEW_SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")
+REVIEW_PHOTOS = ["photo-1", "photo-2"]
+FIELD_ACTIONS = ("create_work_order", "notify_site_manager", "archive_photos", "delete_photos")
+
+
+def field_calls(scenario: str, inspection_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """The reviewed calls of `script: review` / `script: photos`, all in one message."""
+    if scenario == "photos":
+        photos = {"inspection_id": inspection_id, "photo_ids": list(REVIEW_PHOTOS)}
+        return [("archive_photos", dict(photos)), ("delete_photos", dict(photos))]
+    orders = [("create_work_order", {"inspection_id": inspection_id, "subject": s, "priority": "high"})
+              for s in REVIEW_SUBJECTS]
+    notice = {"inspection_id": inspection_id, "message": f"Two work orders are proposed for {inspection_id}."}
+    return [*orders, ("notify_site_manager", notice)]
+
+
+def _field_summary(c: _Context) -> Turn:
+    """One sentence per reviewed call answered in the last batch: done, refused (typed) or rejected."""
+    said = []
+    for m in _answered_together(c.messages):
+        outcome, text = _outcome(m), _content_text(m)
+        if not text.startswith("{"):  # a reviewer's rejection is plain text, not an envelope
+            said.append(f"{m.name} not run: {text[:200]}")
+        elif outcome.get("ok"):
+            said.append(f"{m.name} done.")
+        else:
+            said.append(f"{m.name} refused ({(outcome.get('error') or {}).get('code', 'internal')}).")
+    return Turn(" ".join(said))
 
 
 def _outcome(message: ToolMessage) -> dict[str, Any]:
@@ -429,6 +466,7 @@ _AFTER = {
     "attach_photo": _after_device("attach_photo"),
     "read_local_draft": _after_draft,
     "render_ui": _after_render,
+    **{name: _field_summary for name in FIELD_ACTIONS},
 }
 
 

@@ -7,11 +7,20 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 
 from sitewalk.contracts.tools import ToolContract
+from sitewalk_agent.audit.middleware import AuditMiddleware
+from sitewalk_agent.field_actions import FieldActionsMiddleware
 from sitewalk_agent.middleware import GenerativeUiMiddleware, HeadlessToolsMiddleware, UiActionsMiddleware
+from sitewalk_agent.review import ReviewMiddleware
 
-__all__ = ["sitewalk_middleware"]
+__all__ = ["field_review_middleware", "sitewalk_middleware"]
 
 
 def sitewalk_middleware(contracts: list[ToolContract] | None = None) -> list[AgentMiddleware[Any]]:
-    """Headless tools (default: every contract Sitewalk's browser implements), screens, ConfirmButton actions."""
-    return [HeadlessToolsMiddleware(contracts), GenerativeUiMiddleware(), UiActionsMiddleware()]
+    """Headless tools (default: every contract Sitewalk's browser implements), screens, ConfirmButton actions,
+    and the audit chain (first: it wraps every tool call, so each is recorded once it has an outcome)."""
+    return [AuditMiddleware(), HeadlessToolsMiddleware(contracts), GenerativeUiMiddleware(), UiActionsMiddleware()]
+
+
+def field_review_middleware() -> list[AgentMiddleware[Any]]:
+    """The inspection's field actions (work orders, notices, photos), each call reviewed by a person first."""
+    return [FieldActionsMiddleware(), ReviewMiddleware()]

@@ -1,0 +1,200 @@
+"""Per-call review on the inspection graph, in-process: distinct interrupts, edits, rejections, the
+order rule, stale revisions and decided interrupts (sitewalk_agent.review, field_actions)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+from langgraph.types import Command
+
+from sitewalk_agent import graph as G
+from sitewalk_agent.field_actions import NAMESPACE, work_order_key
+from sitewalk_agent.review import STALE_REVISION, args_hash
+from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
+
+
+def _graph() -> Any:
+    graph = G.build_graph()
+    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
+    return graph
+
+
+async def _start(graph: Any, script: str, thread: str) -> tuple[dict[str, Any], list[Any]]:
+    config = {"configurable": {"thread_id": thread}}
+    await graph.ainvoke({"messages": [HumanMessage(f"Start inspection inspection-42 script: {script}")]}, config)
+    return config, _pending(graph, config)
+
+
+def _pending(graph: Any, config: dict[str, Any]) -> list[Any]:
+    state = graph.get_state(config)
+    return [i for i in state.interrupts if (i.value or {}).get("type") == "tool_approval"]
+
+
+def _approve(i: Any) -> dict[str, Any]:
+    return {"type": "approve", "args_revision": i.value["args_revision"], "args_hash": i.value["args_hash"]}
+
+
+def _tool_messages(graph: Any, config: dict[str, Any]) -> dict[str, ToolMessage]:
+    return {m.tool_call_id: m for m in graph.get_state(config).values["messages"] if isinstance(m, ToolMessage)}
+
+
+async def _orders(graph: Any) -> list[dict[str, Any]]:
+    return [item.value for item in await graph.store.asearch((*NAMESPACE, "work_orders"))]
+
+
+def test_two_calls_of_the_same_tool_are_distinct_interrupts() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-distinct")
+        orders = [i for i in pending if i.value["name"] == "create_work_order"]
+        assert len(pending) == 3 and len(orders) == 2
+        assert len({i.id for i in orders}) == 2 and len({i.value["tool_call_id"] for i in orders}) == 2
+        assert sorted(i.value["args"]["subject"] for i in orders) == sorted(REVIEW_SUBJECTS)
+        assert all(i.value["args_hash"] == args_hash(i.value["args"]) and i.value["args_revision"] == 1
+                   for i in pending)
+        # Approving one order by its id runs only that one; the other and the notice stay pending.
+        first = next(i for i in orders if i.value["args"]["subject"] == REVIEW_SUBJECTS[0])
+        await graph.ainvoke(Command(resume={first.id: _approve(first)}), config)
+        assert [o["subject"] for o in await _orders(graph)] == [REVIEW_SUBJECTS[0]]
+        still = _pending(graph, config)
+        assert {i.id for i in still} == {i.id for i in pending} - {first.id}
+        assert first.value["tool_call_id"] in _tool_messages(graph, config)
+
+    asyncio.run(scenario())
+
+
+def test_an_unanswered_call_stays_pending_never_a_default_yes() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-unanswered")
+        notice = next(i for i in pending if i.value["name"] == "notify_site_manager")
+        others = {i.id: _approve(i) for i in pending if i is not notice}
+        await graph.ainvoke(Command(resume=others), config)
+        assert [i.id for i in _pending(graph, config)] == [notice.id]
+        assert not await graph.store.asearch((*NAMESPACE, "notifications"))
+        assert notice.value["tool_call_id"] not in _tool_messages(graph, config)
+
+    asyncio.run(scenario())
+
+
+def test_an_edited_call_runs_with_the_edited_args() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-edit")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        edited = {**order.value["args"], "subject": "Replace the east rail bolt", "priority": "urgent"}
+        decision = {"type": "edit", "args_revision": 1, "args_hash": order.value["args_hash"],
+                    "edited_action": {"name": "create_work_order", "args": edited}}
+        await graph.ainvoke(Command(resume={order.id: decision}), config)
+        [made] = await _orders(graph)
+        assert made["subject"] == "Replace the east rail bolt" and made["priority"] == "urgent"
+        assert made["idempotency_key"] == work_order_key("inspection-42", "Replace the east rail bolt")
+
+    asyncio.run(scenario())
+
+
+def test_a_rejection_reaches_the_model_and_nothing_runs() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-reject")
+        decisions = {i.id: ({"type": "reject", "args_revision": 1, "args_hash": i.value["args_hash"],
+                             "message": "not needed today"} if i.value["name"] == "notify_site_manager"
+                            else _approve(i)) for i in pending}
+        await graph.ainvoke(Command(resume=decisions), config)
+        notice = next(i for i in pending if i.value["name"] == "notify_site_manager")
+        answer = _tool_messages(graph, config)[notice.value["tool_call_id"]]
+        assert answer.status == "error" and "not needed today" in str(answer.content)
+        assert not await graph.store.asearch((*NAMESPACE, "notifications"))
+        assert not _pending(graph, config)
+        last = graph.get_state(config).values["messages"][-1]
+        assert "notify_site_manager not run" in str(last.content) and "create_work_order done" in str(last.content)
+
+    asyncio.run(scenario())
+
+
+def test_delete_before_archive_is_refused_by_the_tool_whatever_the_order_of_answers() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "photos", "t-order")
+        by_name = {i.value["name"]: i for i in pending}
+        assert set(by_name) == {"archive_photos", "delete_photos"}
+        delete, archive = by_name["delete_photos"], by_name["archive_photos"]
+        await graph.ainvoke(Command(resume={delete.id: _approve(delete)}), config)  # the wrong order
+        refused = json.loads(str(_tool_messages(graph, config)[delete.value["tool_call_id"]].content))
+        assert refused["ok"] is False and refused["error"]["detail"]["rule"] == "archive_before_delete"
+        assert not await graph.store.asearch((*NAMESPACE, "photo_deletions"))
+        await graph.ainvoke(Command(resume={archive.id: _approve(archive)}), config)
+        assert len(await graph.store.asearch((*NAMESPACE, "photo_archive"))) == 2
+        assert not await graph.store.asearch((*NAMESPACE, "photo_deletions"))
+
+    asyncio.run(scenario())
+
+
+def test_delete_after_archive_runs() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "photos", "t-order-ok")
+        archive = next(i for i in pending if i.value["name"] == "archive_photos")
+        await graph.ainvoke(Command(resume={archive.id: _approve(archive)}), config)
+        [delete] = _pending(graph, config)
+        await graph.ainvoke(Command(resume={delete.id: _approve(delete)}), config)
+        assert len(await graph.store.asearch((*NAMESPACE, "photo_deletions"))) == 2
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("stale", [
+    {"args_revision": 1, "args_hash": "0" * 64},   # approved other args than are pending
+    {"args_revision": 2},                          # a revision the server does not have
+    {},                                            # a decision that names no revision
+])
+def test_a_stale_decision_is_refused_and_nothing_runs(stale: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-stale")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        with pytest.raises(Exception, match=STALE_REVISION):
+            await graph.ainvoke(Command(resume={order.id: {"type": "approve", **stale}}), config)
+        assert not await _orders(graph)
+        assert order.id in {i.id for i in _pending(graph, config)}  # still pending: it can be answered again
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        assert len(await _orders(graph)) == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_decided_interrupt_runs_nothing_again() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-decided")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        before = len(graph.get_state(config).values["messages"])
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)  # answered twice
+        assert len(await _orders(graph)) == 1
+        assert order.id not in {i.id for i in _pending(graph, config)}
+        assert len(graph.get_state(config).values["messages"]) == before
+
+    asyncio.run(scenario())
+
+
+def test_a_replayed_work_order_is_not_created_twice() -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-replay")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        other_config, again = await _start(graph, "review", "t-replay-2")  # same inspection, same subjects
+        same = next(i for i in again if i.value["args"] == order.value["args"])
+        await graph.ainvoke(Command(resume={same.id: _approve(same)}), other_config)
+        assert len(await _orders(graph)) == 1
+        answer = json.loads(str(_tool_messages(graph, other_config)[same.value["tool_call_id"]].content))
+        assert answer["result"]["replayed"] is True
+
+    asyncio.run(scenario())
