@@ -1,0 +1,26 @@
+"""`python -m sitewalk_agent.workorders list`: the work orders of `SITEWALK_WORKORDERS_DB`, one JSON object a line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from sitewalk_agent.workorders.db import WorkOrders, default_path
+
+FIELDS = ("key", "id", "status", "subject", "thread_id", "checkpoint_id", "created_at", "closed_at", "closed_by")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sitewalk_agent.workorders",
+                                     description=f"Read Sitewalk's work orders (database: {default_path()}).")
+    parser.add_argument("command", choices=["list"], help="list: one JSON object a line, oldest first")
+    parser.parse_args(argv)
+    for order in WorkOrders().orders():
+        sys.stdout.write(json.dumps({k: order[k] for k in FIELDS}, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

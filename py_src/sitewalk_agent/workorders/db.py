@@ -1,0 +1,138 @@
+"""The work-order database (SQLite, stdlib `sqlite3`): the external ticket system, keyed by business key.
+
+Path: `SITEWALK_WORKORDERS_DB`, else `.langgraph_api/sitewalk-workorders.sqlite3` in the project
+(next to the dev server's own state). Every call opens its own connection, so the database is
+safe to share between threads and processes; `create` is one `INSERT … ON CONFLICT(key) DO
+NOTHING` followed by a `SELECT`, so two concurrent creates of one key file one order and both get
+it. The `a…` methods run the same calls in a worker thread (`asyncio.to_thread`): the agent server
+treats blocking calls on its event loop as errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path"]
+
+ENV = "SITEWALK_WORKORDERS_DB"
+_PROJECT = Path(__file__).resolve().parents[3]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS work_orders (
+    key TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+    subject TEXT NOT NULL,
+    substance TEXT NOT NULL,
+    thread_id TEXT,
+    checkpoint_id TEXT,
+    created_at TEXT NOT NULL,
+    closed_at TEXT,
+    closed_by TEXT,
+    closed_thread_id TEXT,
+    closed_checkpoint_id TEXT
+)
+"""
+_COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
+            "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id")
+
+
+class WorkOrderError(ValueError):
+    """A request the ticket system refuses (bad key, unknown order)."""
+
+
+class WorkOrderNotFound(WorkOrderError):
+    """No work order has that key or id."""
+
+
+def default_path() -> Path:
+    """`SITEWALK_WORKORDERS_DB`, else the project's `.langgraph_api/sitewalk-workorders.sqlite3`."""
+    named = os.environ.get(ENV, "").strip()
+    return Path(named) if named else _PROJECT / ".langgraph_api" / "sitewalk-workorders.sqlite3"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class WorkOrders:
+    """The ticket system's table of work orders (rows are plain dicts, JSON-ready)."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._ready = False
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        if not self._ready:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)  # autocommit statements
+        try:
+            if not self._ready:
+                connection.execute(_SCHEMA)
+                self._ready = True
+            yield connection
+        finally:
+            connection.close()
+
+    def _select(self, connection: sqlite3.Connection, where: str, value: str) -> dict[str, Any] | None:
+        row = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM work_orders WHERE {where} = ?",
+                                 (value,)).fetchone()
+        return dict(zip(_COLUMNS, row, strict=True)) if row else None
+
+    def create(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
+               checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+        """File the order for `key` once: (the order, whether this call created it).
+
+        An existing key returns the ORIGINAL order unchanged (its id, status, thread and checkpoint)."""
+        if not isinstance(key, str) or not key.strip() or len(key) > 300:
+            raise WorkOrderError("a work order needs a business key (1 to 300 characters)")
+        order_id = f"WO-{uuid.uuid4().hex[:10].upper()}"
+        with self._connect() as connection:
+            cursor = connection.execute(
+                "INSERT INTO work_orders (key, id, status, subject, substance, thread_id, checkpoint_id, created_at) "
+                "VALUES (?, ?, 'open', ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
+                (key, order_id, subject, substance, thread_id, checkpoint_id, _now()))
+            order = self._select(connection, "key", key)
+        assert order is not None  # inserted now or before; rows are never deleted
+        return order, cursor.rowcount == 1
+
+    def close(self, key_or_id: str, *, closed_by: str, thread_id: str | None = None,
+              checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Close an order (the compensation of filing it): (the order, whether this call closed it).
+
+        Closing a closed order changes nothing: who closed it first, and when, stay."""
+        where = "id" if key_or_id.startswith("WO-") else "key"
+        with self._connect() as connection:
+            cursor = connection.execute(
+                f"UPDATE work_orders SET status = 'closed', closed_at = ?, closed_by = ?, closed_thread_id = ?, "
+                f"closed_checkpoint_id = ? WHERE {where} = ? AND status = 'open'",
+                (_now(), closed_by, thread_id, checkpoint_id, key_or_id))
+            order = self._select(connection, where, key_or_id)
+        if order is None:
+            raise WorkOrderNotFound(f"no work order {key_or_id!r}")
+        return order, cursor.rowcount == 1
+
+    def get(self, key_or_id: str) -> dict[str, Any] | None:
+        with self._connect() as connection:
+            return self._select(connection, "id" if key_or_id.startswith("WO-") else "key", key_or_id)
+
+    def orders(self) -> list[dict[str, Any]]:
+        """Every order, oldest first."""
+        with self._connect() as connection:
+            rows = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM work_orders ORDER BY rowid").fetchall()
+        return [dict(zip(_COLUMNS, row, strict=True)) for row in rows]
+
+    async def acreate(self, key: str, **fields: Any) -> tuple[dict[str, Any], bool]:
+        return await asyncio.to_thread(self.create, key, **fields)
+
+    async def aclose(self, key_or_id: str, **fields: Any) -> tuple[dict[str, Any], bool]:
+        return await asyncio.to_thread(self.close, key_or_id, **fields)
