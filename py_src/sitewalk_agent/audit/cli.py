@@ -48,6 +48,9 @@ async def read_trail(server: str, namespace: tuple[str, ...], token: str | None 
             offset += len(found)
             if len(found) < PAGE:
                 break
+    except httpx.HTTPStatusError as exc:  # refused (401/403) or not found: say the status
+        raise TrailUnreadable(f"cannot read {'/'.join(namespace)} from {server}: HTTP {exc.response.status_code} "
+                              f"{exc}") from exc
     except (httpx.HTTPError, OSError, KeyError, TypeError, ValueError) as exc:
         raise TrailUnreadable(f"cannot read {'/'.join(namespace)} from {server}: {exc}") from exc
     finally:

@@ -1,0 +1,106 @@
+"""The audit chain against the real agent server: an inspection's trail verifies, one tampered record fails.
+
+Verify and export read the trail through the server's store API; the tampering goes through it too
+(`PUT /store/items`), exactly as anyone with store access could.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from langgraph_sdk import get_client
+
+from sitewalk.contracts.envelope import ok_result
+from sitewalk_agent.audit.cli import main as audit_main
+from sitewalk_agent.audit.trail import audit_namespace
+
+ROOT = Path(__file__).resolve().parents[2]
+DRAFT = {"inspection_id": "inspection-77", "site": "Dock 3", "inspector": "Ana", "findings": ["rust"], "risk": "high"}
+
+
+async def _confirmed_inspection(url: str) -> str:
+    client = get_client(url=url)
+    thread = await client.threads.create()
+    tid = thread["thread_id"]
+    opening = "Start inspection inspection-77\nscript: confirm"
+    start: dict[str, Any] = {"messages": [{"role": "user", "content": opening}]}
+    await client.runs.wait(tid, "inspection", input=start)
+    [pending] = (await client.threads.get_state(tid))["interrupts"]
+    cid = pending["value"]["tool_call"]["id"]
+    answer = {pending["id"]: {cid: ok_result("read_local_draft", cid, DRAFT)}}
+    await client.runs.wait(tid, "inspection", command={"resume": answer})
+    state = await client.threads.get_state(tid)
+    [ask] = state["interrupts"]
+    values: dict[str, Any] = dict(state["values"])  # type: ignore[arg-type]
+    identity = values["ui_spec"]["identity"]
+    press = {"type": "ui_action", "action": "create_work_order", "identity": identity, "element_id": "confirm",
+             "idempotency_key": f"ui:{identity['tool_call_id']}:confirm"}
+    await client.runs.wait(tid, "inspection", command={"resume": {ask["id"]: press}})
+    await client.aclose()
+    return tid
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitewalk_agent.audit", *args], cwd=ROOT / "py_src",
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_whole_trail_verifies_and_one_tampered_record_is_named(agent_server):
+    tid = asyncio.run(_confirmed_inspection(agent_server))
+    whole = _cli("verify", tid, "--server", agent_server)
+    assert whole.returncode == 0, whole.stderr
+    exported = json.loads(_cli("export", tid, "--server", agent_server).stdout)
+    kinds = [r["kind"] for r in exported["records"]]
+    assert kinds.count("tool_call") >= 2 and "ui_action" in kinds  # read_local_draft, render_ui, the press
+    victim = next(r for r in exported["records"] if r["tool_name"] == "read_local_draft")
+    key = f"{victim['seq']:08d}-{victim['hash'][:12]}"
+
+    async def tamper() -> None:
+        client = get_client(url=agent_server)
+        await client.store.put_item(audit_namespace(tid), key, {**victim, "outcome": "failed:denied"}, index=False)
+        await client.aclose()
+
+    asyncio.run(tamper())
+    broken = _cli("verify", tid, "--server", agent_server)
+    assert broken.returncode == 1
+    assert key in broken.stderr and "edited" in broken.stderr
+
+
+def test_an_unreachable_server_exits_2(capsys):
+    assert audit_main(["verify", "some-thread", "--server", "http://127.0.0.1:9"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_an_unknown_thread_has_no_trail_and_fails(agent_server, capsys):
+    assert audit_main(["verify", "no-such-thread", "--server", agent_server]) == 1
+    assert "no audit records" in capsys.readouterr().err
+
+
+def test_a_refused_read_exits_2(capsys):
+    import http.server
+    import threading
+
+    class Refuse(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"detail": "sign in"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        assert audit_main(["verify", "t1", "--server", url, "--token", "wrong-token-0123456789"]) == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "401" in capsys.readouterr().err

@@ -1,0 +1,93 @@
+"""Records written by the real graph (create_agent with Sitewalk's kit) into an InMemoryStore."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+from langgraph.types import Command
+
+from sitewalk.contracts.envelope import ok_result
+from sitewalk_agent import graph as G
+from sitewalk_agent.audit import FIELDS, HEAD_KEY, args_hash, audit_namespace, record_review_decision, verify_chain
+
+DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
+
+
+def _trail(store: InMemoryStore, thread_id: str, owner: str | None = None) -> list[tuple[str, dict]]:
+    return [(i.key, i.value) for i in store.search(audit_namespace(thread_id, owner), limit=1000)]
+
+
+def _records(items: list[tuple[str, dict]]) -> list[dict]:
+    return [value for key, value in sorted(items) if key != HEAD_KEY]
+
+
+async def _confirmed_inspection(config: dict) -> tuple[Any, dict[str, Any], str]:
+    graph = G.build_graph()
+    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
+    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42\nscript: confirm")]}, config)
+    [pending] = (await graph.aget_state(config)).interrupts
+    cid = pending.value["tool_call"]["id"]
+    await graph.ainvoke(Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, DRAFT)}}), config)
+    state = await graph.aget_state(config)
+    [ask] = state.interrupts
+    identity = state.values["ui_spec"]["identity"]
+    press = {"type": "ui_action", "action": "create_work_order", "identity": identity, "element_id": "confirm",
+             "idempotency_key": f"ui:{identity['tool_call_id']}:confirm"}
+    await graph.ainvoke(Command(resume={ask.id: press}), config)
+    answered = (await graph.aget_state(config)).values["ui_action_result"]
+    return graph, {"headless": pending.id, "action": ask.id, "call": cid, "answer": answered}, press["idempotency_key"]
+
+
+def test_a_headless_call_and_a_confirm_press_are_recorded_in_one_whole_chain():
+    config = {"configurable": {"thread_id": "t-audit"}}
+    graph, ids, key = asyncio.run(_confirmed_inspection(config))
+    items = _trail(graph.store, "t-audit")
+    assert verify_chain(items) is None
+    records = _records(items)
+    assert all(set(FIELDS) <= set(r) for r in records)
+    [headless] = [r for r in records if r["tool_name"] == "read_local_draft"]
+    assert headless["kind"] == "tool_call" and headless["tool_call_id"] == ids["call"]
+    assert headless["interrupt_id"] == ids["headless"]  # the id the client answered
+    assert headless["args_hash"] == args_hash({"inspection_id": "inspection-42"})
+    assert headless["outcome"] == "succeeded" and headless["detail"] == "browser"
+    assert headless["thread_id"] == "t-audit" and headless["checkpoint_id"]
+    # nobody named yet: the draft that names the inspector is this call's answer
+    assert headless["reviewer"] == {"identity": "", "display_name": "", "authenticated": False}
+    [action] = [r for r in records if r["kind"] == "ui_action"]
+    assert action["outcome"] == ids["answer"]["status"] and action["idempotency_key"] == key
+    assert action["interrupt_id"] == ids["action"] and action["task_id"] == "inspection-42"
+    assert action["reviewer"] == {"identity": "Ana", "display_name": "Ana", "authenticated": False}
+    assert action["ui_spec_identity"]["tool_call_id"]
+    assert action["detail"] == ids["answer"]["result"]["work_order"]  # what the server answered the press
+    assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
+
+
+def test_the_authenticated_user_is_the_reviewer_and_owns_the_namespace():
+    user = {"identity": "ana", "display_name": "Ana Ortiz"}
+    config = {"configurable": {"thread_id": "t-auth", "langgraph_auth_user": user, "langgraph_auth_user_id": "ana"}}
+    graph, _, _ = asyncio.run(_confirmed_inspection(config))
+    assert _trail(graph.store, "t-auth") == []
+    records = _records(_trail(graph.store, "t-auth", owner="ana"))
+    assert records and all(r["reviewer"] == {**user, "authenticated": True} for r in records)
+
+
+def test_a_review_decision_names_the_revision_and_the_args_it_approves():
+    store = InMemoryStore()
+    config = {"configurable": {"thread_id": "t-review", "inspector": "Bo"}}
+    args = {"subject": "risk-1", "priority": "high"}
+
+    async def go():
+        return await record_review_decision(store, config, {"inspection_id": "inspection-7"}, interrupt_id="i1",
+                                            tool_call_id="call_9", tool_name="create_work_order", args=args,
+                                            args_revision=2, decision="edited")
+
+    record = asyncio.run(go())
+    assert record is not None
+    assert (record["kind"], record["review_status"], record["args_revision"]) == ("review_decision", "edited", 2)
+    assert record["args_hash"] == args_hash(args) and record["task_id"] == "inspection-7"
+    assert record["reviewer"] == {"identity": "Bo", "display_name": "Bo", "authenticated": False}
+    assert verify_chain(_trail(store, "t-review")) is None
