@@ -44,24 +44,29 @@ def is_loopback(origin: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1")
 
 
+def connect_sources(server_url: str) -> list[str]:
+    """connect-src: the site and the configured agent server's origin, nothing else.
+
+    The agent server is build configuration (`--server`, written to config.json). A development
+    build (its server on loopback) also allows loopback on any port, because `serve` and the tests
+    pick free ports; a deployed build allows exactly its server. A `?server=` outside this list is
+    refused by the browser (a CSP violation: the app reports the server as unreachable); to use
+    another server, build with `--server` naming it. No https-wildcard: a page that may talk to
+    any https origin can leak an inspection to any of them.
+    """
+    server = origin(server_url)
+    loopback = ["http://127.0.0.1:*", "http://localhost:*"] if is_loopback(server) else []
+    return ["'self'", server, *loopback]
+
+
 def csp(server_url: str) -> str:
     """The Content-Security-Policy written into index.html.
 
     No inline script or style, no eval ('wasm-unsafe-eval' only, which
     WebAssembly needs), everything else from the site itself. connect-src is
-    the one place that must reach beyond the site, because the agent server
-    is configuration (config.json, or ?server= at run time) and usually
-    another origin: it allows the site, loopback on any port (local
-    development: `serve` picks free ports), any https origin (a deployed
-    agent server; an https page could not reach plain http anyway), and the
-    configured server's origin when it is plain http on another host (a LAN
-    deployment built with --server). It does not allow arbitrary plain-http
-    hosts, and nothing but fetch/XHR/EventSource is widened.
+    the one place that reaches beyond the site: see connect_sources.
     """
-    connect = ["'self'", "http://127.0.0.1:*", "http://localhost:*", "https:"]
-    server = origin(server_url)
-    if server and not server.startswith("https:") and not is_loopback(server):
-        connect.append(server)
+    connect = connect_sources(server_url)
     return "; ".join([
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval'",
