@@ -1,12 +1,15 @@
-"""Shared fixtures. `agent_server`: one real `langgraph dev` for the session, on a free port.
+"""Shared fixtures. `agent_server`: one real agent server for the session, on a free port.
 
-The server is started by build.py's `start_agent_server` (the one way the project starts it);
-set SITEWALK_AGENT_URL to use a server that is already running instead.
+SITEWALK_SERVER picks which: `inmem` (default) is `langgraph dev`, started by build.py's
+`start_agent_server` (the one way the project starts it); `aegra` is the durable server (Aegra on
+Postgres, sitewalk_build.durable) in a cluster of its own under .durable/test-runs/, removed afterwards.
+Set SITEWALK_AGENT_URL to use a server that is already running instead.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -32,6 +35,9 @@ def agent_server():
     if external:
         yield external.rstrip("/")
         return
+    if server_kind() == "aegra":
+        yield from _durable_agent_server()
+        return
     try:
         from build import start_agent_server
     except ImportError:  # build.py not in this checkout: the same command, started here
@@ -44,6 +50,35 @@ def agent_server():
         yield server.url
     finally:
         server.stop()
+
+
+def server_kind() -> str:
+    """Which agent server the session's `agent_server` is: SITEWALK_SERVER=inmem|aegra."""
+    kind = os.environ.get("SITEWALK_SERVER", "inmem")
+    if kind not in ("inmem", "aegra"):
+        raise pytest.UsageError(f"SITEWALK_SERVER={kind!r}: expected inmem or aegra")
+    return kind
+
+
+def _durable_agent_server():
+    """Aegra on a Postgres cluster of its own; a missing prerequisite skips (fails with SITEWALK_REQUIRE_DURABLE=1)."""
+    from sitewalk_build.durable import DURABLE, DurableError, start_durable
+
+    home = DURABLE / "test-runs" / f"agent-server-{os.getpid()}"
+    shutil.rmtree(home, ignore_errors=True)
+    started = time.monotonic()
+    try:
+        stack = start_durable(1, home=home)
+    except DurableError as exc:
+        if os.environ.get("SITEWALK_REQUIRE_DURABLE") == "1":
+            raise
+        pytest.skip(f"durable server (SITEWALK_SERVER=aegra) cannot start: {exc}")
+    SERVER_START_SECONDS["agent_server (aegra)"] = time.monotonic() - started
+    try:
+        yield stack.url
+    finally:
+        stack.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 class _Server:
