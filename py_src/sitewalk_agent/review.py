@@ -41,16 +41,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import Action, _answer_message, _decision_schema
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import interrupt
+from langgraph.types import Command, interrupt
 from pydantic import ValidatorFunctionWrapHandler, WrapValidator
 
+from sitewalk_agent.audit.context import interrupt_id_for
+from sitewalk_agent.audit.record import record_review_decision
 from sitewalk_agent.field_actions import FIELD_TOOLS
 
 __all__ = ["REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware", "args_hash", "review_policy"]
@@ -95,6 +97,17 @@ class ReviewMiddleware(HumanInTheLoopMiddleware):
 
     def __init__(self, interrupt_on: dict[str, bool | InterruptOnConfig] | None = None) -> None:
         super().__init__(interrupt_on or review_policy(), interrupt_mode="per_call")
+        self._decided: dict[str, dict[str, Any]] = {}  # tool_call_id -> decision, until it is audited
+
+    async def awrap_tool_call(self, request: ToolCallRequest,
+                              handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
+                              ) -> ToolMessage | Command[Any]:
+        try:
+            return await super().awrap_tool_call(request, handler)
+        finally:  # the decision goes on the audit chain (sitewalk_agent.audit), whatever the call did next
+            decision = self._decided.pop(str(request.tool_call["id"]), None)
+            if decision is not None:
+                await _audit_decision(request, decision)
 
     def _resolve_per_call(self, request: ToolCallRequest) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
         config = self.interrupt_on.get(request.tool_call["name"])
@@ -112,9 +125,23 @@ class ReviewMiddleware(HumanInTheLoopMiddleware):
 
     def decide(self, request: ToolCallRequest, decision: Any) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
         """A checked decision -> the request to run (edited: revision 2) or the model's rejection message."""
+        self._decided[str(request.tool_call["id"])] = dict(decision)
         if decision["type"] == "approve":
             return request, None
         if decision["type"] == "edit":
             executed: Action = decision["edited_action"]
             return self._apply_edit(request, executed), executed
         return _answer_message(request.tool_call, decision)
+
+
+async def _audit_decision(request: ToolCallRequest, decision: dict[str, Any]) -> None:
+    edited = decision["type"] == "edit"
+    args = decision["edited_action"]["args"] if edited else request.tool_call["args"]
+    status = {"approve": "approved", "edit": "edited", "reject": "rejected"}.get(decision["type"], decision["type"])
+    runtime = request.runtime
+    config = getattr(runtime, "config", None)
+    await record_review_decision(getattr(runtime, "store", None), config, request.state,
+                                 interrupt_id=interrupt_id_for(config), tool_call_id=request.tool_call["id"],
+                                 tool_name=request.tool_call["name"], args=args,
+                                 args_revision=PENDING_REVISION + 1 if edited else PENDING_REVISION,
+                                 decision=status, reason=decision.get("message"))

@@ -91,3 +91,40 @@ def test_a_review_decision_names_the_revision_and_the_args_it_approves():
     assert record["args_hash"] == args_hash(args) and record["task_id"] == "inspection-7"
     assert record["reviewer"] == {"identity": "Bo", "display_name": "Bo", "authenticated": False}
     assert verify_chain(_trail(store, "t-review")) is None
+
+
+def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and_interrupt():
+    from sitewalk_agent.review import args_hash as review_hash
+
+    async def go() -> tuple[Any, list[Any]]:
+        graph = G.build_graph()
+        graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
+        config = {"configurable": {"thread_id": "t-decide", "inspector": "Bo"}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42 script: review")]}, config)
+        pending = [i for i in (await graph.aget_state(config)).interrupts if i.value.get("type") == "tool_approval"]
+        approve, edit = [i for i in pending if i.value["name"] == "create_work_order"]
+        [reject] = [i for i in pending if i.value["name"] == "notify_site_manager"]
+        named = {"args_revision": 1}
+        edited = {**edit.value["args"], "priority": "low"}
+        await graph.ainvoke(Command(resume={
+            approve.id: {"type": "approve", **named, "args_hash": approve.value["args_hash"]},
+            edit.id: {"type": "edit", **named, "args_hash": edit.value["args_hash"],
+                      "edited_action": {"name": edit.value["name"], "args": edited}},
+            reject.id: {"type": "reject", **named, "args_hash": reject.value["args_hash"], "message": "not now"},
+        }), config)
+        return graph, [approve, edit, reject, edited]
+
+    graph, (approve, edit, reject, edited) = asyncio.run(go())
+    items = _trail(graph.store, "t-decide")
+    assert verify_chain(items) is None
+    decisions = {r["interrupt_id"]: r for r in _records(items) if r["kind"] == "review_decision"}
+    assert set(decisions) == {approve.id, edit.id, reject.id}
+    assert decisions[approve.id]["review_status"] == "approved"
+    assert decisions[approve.id]["args_hash"] == approve.value["args_hash"] == review_hash(approve.value["args"])
+    assert (decisions[edit.id]["review_status"], decisions[edit.id]["args_revision"]) == ("edited", 2)
+    assert decisions[edit.id]["args_hash"] == args_hash(edited) != edit.value["args_hash"]
+    assert (decisions[reject.id]["review_status"], decisions[reject.id]["detail"]) == ("rejected", "not now")
+    assert all(r["reviewer"] == {"identity": "Bo", "display_name": "Bo", "authenticated": False}
+               for r in decisions.values())
+    assert all(r["tool_call_id"] == i.value["tool_call_id"] for r, i in
+               ((decisions[x.id], x) for x in (approve, edit, reject)))
