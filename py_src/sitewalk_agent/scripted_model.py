@@ -485,7 +485,9 @@ def turn_chunks(turn: Turn, *, message_id: str | None = None, tool_call_id: str 
             chunks.append(AIMessageChunk(content="", id=message_id, tool_call_chunks=[{
                 "index": index, "id": call_id if first else None, "name": tool if first else None,
                 "args": piece, "type": "tool_call_chunk"}]))
-    if not chunks:
+    if not chunks or chunks[-1].tool_call_chunks:
+        # An empty closing chunk, as providers send: langchain-core's event-protocol bridge reads a
+        # `last` chunk as the finished message and drops the tool-call delta it carries.
         chunks.append(AIMessageChunk(content="", id=message_id))
     chunks[-1].chunk_position = "last"
     return chunks
