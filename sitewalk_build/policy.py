@@ -24,7 +24,7 @@ CORE_ALLOWED_URLS = [
     ("pyodide/pyodide.asm.mjs", r"https://\$\{\w+\}", 1),
 ]
 
-URL_RE = re.compile(r"https?://[^\s\"'`<>()\\]*")
+URL_RE = re.compile(r"https?://[^\s\"'`<>()\\;]*")  # ';' ends a CSP source
 PROTOCOL_RELATIVE_RE = re.compile(r"""(?:src|href|action)\s*=\s*["']?//""", re.I)
 XMLNS_RE = re.compile(r"""\bxmlns(?::\w+)?\s*=\s*["'][^"']*["']""")
 LOOPBACK_SOURCE_RE = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\]):\*$")
