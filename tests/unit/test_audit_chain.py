@@ -8,7 +8,7 @@ import hashlib
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from sitewalk_agent.audit.chain import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
+from sitewalk.contracts.audit import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
 from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from langgraph_sdk import get_client
 
-from sitewalk_agent.audit.chain import HEAD_KEY, ChainProblem, verify_chain
+from sitewalk.contracts.audit import HEAD_KEY, ChainProblem, verify_chain
 from sitewalk_agent.audit.trail import audit_namespace
 
 __all__ = ["main", "read_trail"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitewalk_agent.audit.chain import args_hash
+from sitewalk.contracts.audit import args_hash
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
 

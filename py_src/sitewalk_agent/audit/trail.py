@@ -3,7 +3,7 @@
 Namespace: `("sitewalk", "audit", <thread_id>)` — or `(<identity>, "sitewalk", "audit", <thread_id>)`
 when the server has auth (`sitewalk_agent.auth` only serves store namespaces that start with the
 caller's identity, so the thread's owner can read their trail through the store API). Keys:
-`<seq:08d>-<hash12>` (see `chain`), plus `head` = {seq, hash, key} of the last record.
+`<seq:08d>-<hash12>` (see `sitewalk.contracts.audit`), plus `head` = {seq, hash, key} of the last record.
 
 Parallel tool calls of one AI message run at once, so appends to one thread are serialized by an
 asyncio lock per (event loop, thread) in this process: read the head, seal, write the record, move
@@ -20,18 +20,11 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from sitewalk_agent.audit.chain import GENESIS, HEAD_KEY, seal
+from sitewalk.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespace, seal
 
 __all__ = ["NAMESPACE", "AuditTrail", "audit_namespace"]
 
-NAMESPACE = ("sitewalk", "audit")
 _LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
-
-
-def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
-    """Where a thread's trail lives; `owner` is the authenticated identity when the server has auth."""
-    safe = str(thread_id).replace(".", "_")  # namespace labels may not contain "."
-    return (*((owner,) if owner else ()), *NAMESPACE, safe)
 
 
 def _lock_for(thread_id: str) -> asyncio.Lock:

@@ -1,6 +1,11 @@
-"""The audit chain itself: canonical hashing, sealing a record onto a chain, and checking a chain.
+"""The audit chain itself, shared by the agent and the browser: canonical hashing, sealing a record
+onto a chain, checking a chain, and where a thread's chain lives in the Agent Server's Store.
 
-Pure functions over plain dicts, so they run anywhere (the agent, the CLI, tests) without a store.
+Pure functions over plain dicts, so they run anywhere (the agent, the CLI, the app in Pyodide,
+tests) without a store. The agent appends (`sitewalk_agent.audit`); the app reads and checks.
+
+Namespace: `("sitewalk", "audit", <thread_id>)`, prefixed by the owner's identity when the server
+has auth (`sitewalk_agent.auth` serves only store namespaces that start with the caller's identity).
 
 Why nothing here is hand-rolled beyond the chaining: the digest is `hashlib.sha256` and the bytes
 hashed are `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
@@ -22,14 +27,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GENESIS", "HEAD_KEY", "ChainProblem", "args_hash", "canonical_json", "record_hash", "record_key",
-           "seal", "verify_chain"]
+__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "ChainProblem", "args_hash", "audit_namespace", "canonical_json",
+           "record_hash", "record_key", "seal", "verify_chain"]
+
+NAMESPACE = ("sitewalk", "audit")
 
 GENESIS = "0" * 64
 """The `prev_hash` of a thread's first record."""
 HEAD_KEY = "head"
 """The store key of the thread's head pointer {seq, hash, key}: without it a deleted last record would not show."""
 SEQ_WIDTH = 8
+
+
+def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
+    """Where a thread's trail lives; `owner` is the authenticated identity when the server has auth."""
+    safe = str(thread_id).replace(".", "_")  # namespace labels may not contain "."
+    return (*((owner,) if owner else ()), *NAMESPACE, safe)
 
 
 def canonical_json(value: Any) -> bytes:
