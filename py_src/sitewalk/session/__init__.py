@@ -8,7 +8,8 @@
 - `UiActions` (actions.py): a ConfirmButton's request; `TimelineFeed` (history.py): the history;
 - `Cancellation` (cancel.py): the inspector's Cancel; `CallBoard` (calls.py): tool calls on the view;
 - `Conversation` (conversation.py): the inspector's follow-up messages, one run at a time, none lost;
-- `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen).
+- `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen);
+- `Reviews` (reviews.py): per-call review cards read from the thread's state, decisions by interrupt id.
 
 `InspectionSession` composes them: it holds no thread until one exists, then builds the parts
 for it. Pure orchestration: the agent server through `AgentServerClient`, the screen through a
@@ -28,6 +29,7 @@ from .cancel import Cancellation, cancel_server_runs
 from .conversation import show_user_text
 from .parts import Hooks, ThreadParts
 from .restore import restore_view
+from .reviews import PendingReview, ReviewRefused
 from .thread import ASSISTANT_ID, Thread
 from .view import View
 
@@ -110,6 +112,17 @@ class InspectionSession:
         self.cancellation.cancel()
         if self.parts is not None:
             await cancel_server_runs(self.client, self.parts.thread.id)
+
+    async def review(self, decisions: dict[str, dict[str, Any]]) -> list[ReviewRefused]:
+        """Send review decisions `{interrupt_id: decision}` (see `reviews`); the refused ones come back."""
+        if self.parts is None:
+            return []
+        async with self.parts.conversation.running():
+            return await self.parts.reviews.submit(decisions)
+
+    async def show_reviews(self) -> list[PendingReview]:
+        """Show the reviews the thread waits on, read from the server (after a run, a reload, a reconnect)."""
+        return [] if self.parts is None else await self.parts.reviews.refresh()
 
     @property
     def thread_id(self) -> str | None:

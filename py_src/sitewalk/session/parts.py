@@ -17,6 +17,7 @@ from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
 from .loop import RunLoop
 from .outbox import Outbox
+from .reviews import ReviewCards, Reviews
 from .stream import RunStream
 from .thread import Thread, WaitForNetwork, backoff
 from .view import View
@@ -35,6 +36,7 @@ class Hooks:
     on_thread: Callable[[str], None] | None = None  # the thread a start created
     on_messages: OnOutbox | None = None  # the inspector's messages waiting to be sent, and why
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
+    review_cards: ReviewCards | None = None  # where pending per-call reviews are shown
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class ThreadParts:
     loop: RunLoop
     actions: UiActions
     conversation: Conversation
+    reviews: Reviews
 
     @classmethod
     def build(cls, client: AgentServerClient, thread: Thread, registry: HeadlessToolRegistry, view: View,
@@ -61,4 +64,5 @@ class ThreadParts:
         loop = RunLoop(stream, answers, outbox, timeline, cancellation)
         actions = UiActions(client, thread, view, screen, loop, stream, wait)
         conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages)
-        return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation)
+        reviews = Reviews(client, thread, view, loop, hooks.review_cards)
+        return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation, reviews)

@@ -1,0 +1,209 @@
+"""Per-call review on the device: the pending reviews, the decisions sent, and calls of unknown outcome.
+
+The server (`sitewalk_agent.review`) pauses each gated tool call with its own interrupt
+`{"type": "tool_approval", "tool_call_id", "name", "args", "description", "args_revision", "args_hash"}`.
+
+- What is pending is always read from the thread's state (`pending_interrupts` of type
+  `tool_approval`), never from what buttons this page pressed: a reload or a reconnect shows
+  exactly the reviews the server still waits on.
+- A decision names the revision it was made on (`args_revision`, `args_hash` of the card). An edit
+  is revision n+1 of the args: the edited args are what runs.
+- Before anything is sent, the decisions are checked against a fresh read of the thread's state:
+  one whose interrupt is no longer pending is refused `already_decided`, one whose hash differs from
+  the pending args `stale_revision` (`ReviewRefused`, shown on its card); the others go in ONE resume
+  command keyed by interrupt id. Undecided reviews are simply not in it: they stay pending. The server
+  checks the revision again (a stale decision fails the run with `stale_revision:`; nothing runs).
+- A decided call whose resume went out and whose answer never came (the connection dropped, the
+  server could not be reached) is `outcome_unknown`, never failed or succeeded, until `reconcile`
+  reads the thread's state: a ToolMessage for the call settles it (succeeded or failed); the
+  interrupt still pending means the decision never landed (review it again); otherwise it stays
+  unknown and is not retried (the work-order store is the other place to look, by idempotency key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Protocol
+
+from ..agentserver.client import AgentServerClient, pending_interrupts
+from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError
+from .loop import RunLoop
+from .thread import Thread
+from .view import View
+
+__all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "Reviews", "approve",
+           "check_decisions", "edit", "pending_reviews", "reconcile", "reject"]
+
+REVIEW_TYPE = "tool_approval"
+OUTCOME_UNKNOWN = "outcome_unknown"
+RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision"]
+
+
+@dataclass(frozen=True)
+class PendingReview:
+    """One gated call waiting for a decision, as the server has it."""
+
+    interrupt_id: str
+    tool_call_id: str
+    name: str
+    args: dict[str, Any]
+    description: str
+    args_revision: int
+    args_hash: str
+
+    @classmethod
+    def of(cls, interrupt: Mapping[str, Any]) -> PendingReview | None:
+        value = interrupt.get("value")
+        if not isinstance(value, dict) or value.get("type") != REVIEW_TYPE:
+            return None
+        return cls(str(interrupt["id"]), str(value.get("tool_call_id")), str(value.get("name")),
+                   dict(value.get("args") or {}), str(value.get("description") or ""),
+                   int(value.get("args_revision") or 1), str(value.get("args_hash") or ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ReviewRefused(ValueError):
+    """A decision that was not sent (or that the server refused): its interrupt, a code, and why."""
+
+    def __init__(self, interrupt_id: str, code: RefusalCode, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.interrupt_id, self.code, self.message = interrupt_id, code, message
+
+
+def _named(review: PendingReview) -> dict[str, Any]:
+    return {"args_revision": review.args_revision, "args_hash": review.args_hash}
+
+
+def approve(review: PendingReview) -> dict[str, Any]:
+    return {"type": "approve", **_named(review)}
+
+
+def edit(review: PendingReview, args: dict[str, Any]) -> dict[str, Any]:
+    """Revision n+1: these args run in place of the reviewed ones (the decision names revision n)."""
+    return {"type": "edit", **_named(review), "edited_action": {"name": review.name, "args": dict(args)}}
+
+
+def reject(review: PendingReview, reason: str) -> dict[str, Any]:
+    return {"type": "reject", **_named(review), "message": reason.strip() or "rejected by the reviewer"}
+
+
+def pending_reviews(state: Mapping[str, Any]) -> list[PendingReview]:
+    """The reviews a thread state waits on, in the server's order."""
+    found = (PendingReview.of(i) for i in pending_interrupts(dict(state)))
+    return [r for r in found if r is not None]
+
+
+def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, Any]
+                    ) -> tuple[dict[str, dict[str, Any]], list[ReviewRefused]]:
+    """Split `{interrupt_id: decision}` into what may be sent and what is refused, against `state`."""
+    pending = {r.interrupt_id: r for r in pending_reviews(state)}
+    good: dict[str, dict[str, Any]] = {}
+    refused: list[ReviewRefused] = []
+    for iid, decision in decisions.items():
+        review = pending.get(iid)
+        if review is None:
+            refused.append(ReviewRefused(iid, "already_decided", "the server no longer waits on this review"))
+        elif decision.get("type") not in ("approve", "edit", "reject"):
+            refused.append(ReviewRefused(iid, "invalid_decision", f"unknown decision {decision.get('type')!r}"))
+        elif (decision.get("args_revision"), decision.get("args_hash")) != (review.args_revision, review.args_hash):
+            refused.append(ReviewRefused(iid, "stale_revision", f"the decision was made on other args than "
+                                         f"revision {review.args_revision} pending on the server"))
+        else:
+            good[iid] = decision
+    return good, refused
+
+
+def reconcile(call_ids: Mapping[str, str], state: Mapping[str, Any]) -> dict[str, str]:
+    """tool_call_id -> succeeded | failed (a ToolMessage), review_required (still pending), or outcome_unknown."""
+    values = state.get("values") or {}
+    answered = {str(m.get("tool_call_id")): m for m in values.get("messages") or []
+                if isinstance(m, dict) and m.get("type") == "tool"}
+    waiting = {r.tool_call_id for r in pending_reviews(state)}
+    out: dict[str, str] = {}
+    for call_id in call_ids:
+        if call_id in answered:
+            out[call_id] = "failed" if answered[call_id].get("status") == "error" else "succeeded"
+        else:
+            out[call_id] = "review_required" if call_id in waiting else OUTCOME_UNKNOWN
+    return out
+
+
+class ReviewCards(Protocol):
+    """Where the pending reviews are shown (`app.review_view.ReviewCardsView` in the browser)."""
+
+    def reviews(self, pending: list[dict[str, Any]]) -> None:
+        """Every review the server waits on (`PendingReview.as_dict`), one card each; none: no cards."""
+
+    def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        """A decision not sent, or refused by the server (already_decided, stale_revision), on its card."""
+
+
+class NoCards:
+    """No review display (a session without one): pending reviews are still never approved by default."""
+
+    def reviews(self, pending: list[dict[str, Any]]) -> None:
+        return None
+
+    def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        return None
+
+
+class Reviews:
+    """The review cards of one thread: shown from the server's state, decided by interrupt id."""
+
+    def __init__(self, client: AgentServerClient, thread: Thread, view: View, loop: RunLoop,
+                 cards: ReviewCards | None = None) -> None:
+        self.client = client
+        self.thread = thread
+        self.view = view  # the tool calls' states (outcome_unknown, then how they ended)
+        self.cards: ReviewCards = cards or NoCards()
+        self.loop = loop
+        self.unknown: dict[str, str] = {}  # tool_call_id -> tool name, sent but not known to have landed
+
+    async def refresh(self) -> list[PendingReview]:
+        """Read the thread's state; show every pending review and settle the calls of unknown outcome."""
+        state = dict(await self.client.threads.get_state(self.thread.id))
+        self._settle(state)
+        pending = pending_reviews(state)
+        self.cards.reviews([r.as_dict() for r in pending])
+        return pending
+
+    async def submit(self, decisions: Mapping[str, dict[str, Any]]) -> list[ReviewRefused]:
+        """Send the decisions that still apply, in one resume; return (and show) the refused ones."""
+        state = dict(await self.client.threads.get_state(self.thread.id))
+        self._settle(state)
+        good, refused = check_decisions(decisions, state)
+        sent = {r.tool_call_id: r.name for r in pending_reviews(state) if r.interrupt_id in good}
+        if good:
+            refused += await self._send(good, sent)
+        for r in refused:
+            self.cards.review_refused(r.interrupt_id, r.code, r.message)
+        try:
+            await self.refresh()
+        except ServerUnreachable:  # the cards of unknown outcome stay so until the server is read again
+            self.view.status("Agent server out of reach: the outcome of the decisions sent is unknown for now")
+        return refused
+
+    async def _send(self, good: dict[str, dict[str, Any]], sent: dict[str, str]) -> list[ReviewRefused]:
+        try:
+            await self.loop.run(command={"resume": good})
+        except StreamError as error:
+            if "stale_revision" in str(error):  # the server's own check refused it: nothing ran
+                return [ReviewRefused(iid, "stale_revision", str(error)[:300]) for iid in good]
+            self._unknown(sent)
+        except AgentServerError:  # the request went out (or may have), its answer never came
+            self._unknown(sent)
+        return []
+
+    def _unknown(self, calls: dict[str, str]) -> None:
+        self.unknown.update(calls)
+        for call_id, name in calls.items():
+            self.view.tool_call(call_id, name, OUTCOME_UNKNOWN, "no answer came; checking the thread before any retry")
+
+    def _settle(self, state: dict[str, Any]) -> None:
+        for call_id, status in reconcile(self.unknown, state).items():
+            if status != OUTCOME_UNKNOWN:
+                self.view.tool_call(call_id, self.unknown.pop(call_id), status)

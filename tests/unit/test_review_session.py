@@ -1,0 +1,177 @@
+"""The review part of the session with a fake transport: cards from the thread's state, decisions by
+interrupt id in one resume, refusals before sending, and outcome_unknown reconciled from the state."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fake_agent_server import (
+    BASE_URL,
+    HISTORY,
+    INTERRUPT,
+    OFFLINE,
+    RUNS,
+    STATE,
+    THREAD_ID,
+    FakeTransport,
+    RecordingView,
+    counted_registry,
+    sse,
+    waiting_state,
+)
+
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.screen_feed import ScreenFeed
+from sitewalk.session.cancel import Cancellation
+from sitewalk.session.parts import Hooks, ThreadParts
+from sitewalk.session.reviews import (
+    OUTCOME_UNKNOWN,
+    PendingReview,
+    approve,
+    check_decisions,
+    edit,
+    pending_reviews,
+    reconcile,
+    reject,
+)
+from sitewalk.session.thread import Thread
+
+
+def review(iid: str, call: str, subject: str, digest: str) -> dict[str, Any]:
+    return {"id": iid, "value": {"type": "tool_approval", "tool_call_id": call, "name": "create_work_order",
+                                 "args": {"inspection_id": "inspection-42", "subject": subject},
+                                 "description": "Raise a repair work order.", "args_revision": 1, "args_hash": digest}}
+
+
+BOLT = review("int-a", "call_a", "Loose bolt", "a" * 64)
+DRAIN = review("int-b", "call_b", "Corroded drain", "b" * 64)
+DONE_A = {"type": "tool", "name": "create_work_order", "tool_call_id": "call_a", "status": "success", "content": "{}"}
+
+
+class ReviewView(RecordingView):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cards: list[list[dict[str, Any]]] = []
+        self.refused: list[tuple[str, str]] = []
+
+    def reviews(self, pending: list[dict[str, Any]]) -> None:
+        self.cards.append(pending)
+
+    def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        self.refused.append((interrupt_id, code))
+
+
+def _card(interrupt: dict[str, Any]) -> PendingReview:
+    found = PendingReview.of(interrupt)
+    assert found is not None
+    return found
+
+
+def submit(fake: FakeTransport, decisions: dict[str, Any]) -> tuple[ReviewView, list[Any], ThreadParts]:
+    async def wait(attempt: int) -> None:
+        return None
+
+    async def go() -> tuple[ReviewView, list[Any], ThreadParts]:
+        view = ReviewView()
+        client = AgentServerClient(BASE_URL, transport=fake)
+        registry, _ = counted_registry()
+        parts = ThreadParts.build(client, Thread(THREAD_ID), registry, view, ScreenFeed(view), Cancellation(),
+                                  Hooks(wait_for_network=wait, review_cards=view))
+        refused = await parts.reviews.submit(decisions)
+        return view, refused, parts
+
+    return asyncio.run(go())
+
+
+def resumes(fake: FakeTransport) -> list[Any]:
+    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream")]
+
+
+def run_ends() -> str:
+    return sse(("metadata", {"run_id": "r2"}, "1-0"), ("values", {"messages": [DONE_A]}, "2-0"))
+
+
+def test_only_reviews_are_cards_and_same_tool_calls_stay_distinct() -> None:
+    found = pending_reviews(waiting_state(INTERRUPT, BOLT, DRAIN))
+    assert [(r.interrupt_id, r.tool_call_id, r.args["subject"]) for r in found] == [
+        ("int-a", "call_a", "Loose bolt"), ("int-b", "call_b", "Corroded drain")]
+
+
+def test_decisions_name_the_revision_and_an_edit_carries_the_new_args() -> None:
+    card = _card(BOLT)
+    assert approve(card) == {"type": "approve", "args_revision": 1, "args_hash": "a" * 64}
+    edited = edit(card, {"inspection_id": "inspection-42", "subject": "Replace bolt"})
+    assert edited["edited_action"] == {"name": "create_work_order",
+                                       "args": {"inspection_id": "inspection-42", "subject": "Replace bolt"}}
+    assert edited["args_hash"] == "a" * 64  # the revision it was made on
+    assert reject(card, "  ")["message"] and reject(card, "no")["message"] == "no"
+
+
+def test_one_decision_of_two_goes_in_one_resume_and_the_other_stays_pending() -> None:
+    fake = (FakeTransport().on("GET", STATE, (200, waiting_state(BOLT, DRAIN)), (200, waiting_state(DRAIN)))
+            .on("POST", f"{RUNS}/stream", run_ends()).on("POST", HISTORY, (200, [])))
+    view, refused, _ = submit(fake, {"int-a": approve(_card(BOLT))})
+    assert refused == [] and resumes(fake) == [{"int-a": approve(_card(BOLT))}]
+    assert [c["interrupt_id"] for c in view.cards[-1]] == ["int-b"]  # re-read from the server, not local state
+
+
+def test_a_decided_interrupt_is_refused_before_sending() -> None:
+    fake = (FakeTransport().on("GET", STATE, (200, waiting_state(DRAIN)), (200, waiting_state()))
+            .on("POST", f"{RUNS}/stream", run_ends()).on("POST", HISTORY, (200, [])))
+    view, refused, _ = submit(fake, {"int-a": approve(_card(BOLT)), "int-b": approve(_card(DRAIN))})
+    assert [(r.interrupt_id, r.code) for r in refused] == [("int-a", "already_decided")]
+    assert resumes(fake) == [{"int-b": approve(_card(DRAIN))}]  # the rest of the batch still goes
+    assert ("int-a", "already_decided") in view.refused
+
+
+def test_a_stale_revision_is_refused_before_sending() -> None:
+    moved = review("int-a", "call_a", "Loose bolt", "c" * 64)  # the server's pending args differ
+    fake = FakeTransport().on("GET", STATE, (200, waiting_state(moved)))
+    view, refused, _ = submit(fake, {"int-a": approve(_card(BOLT))})
+    assert [r.code for r in refused] == ["stale_revision"] and resumes(fake) == []
+    assert view.refused == [("int-a", "stale_revision")]
+
+
+def test_the_servers_stale_refusal_is_shown() -> None:
+    error = sse(("metadata", {"run_id": "r2"}, "1-0"),
+                ("error", {"error": "ValidationError", "message": "stale_revision: pending is revision 1"}, "2-0"))
+    fake = (FakeTransport().on("GET", STATE, (200, waiting_state(BOLT)))
+            .on("POST", f"{RUNS}/stream", error))
+    view, refused, _ = submit(fake, {"int-a": approve(_card(BOLT))})
+    assert [r.code for r in refused] == ["stale_revision"] and view.refused == [("int-a", "stale_revision")]
+    assert [c["interrupt_id"] for c in view.cards[-1]] == ["int-a"]  # still pending
+
+
+def test_a_lost_resume_is_outcome_unknown_then_reconciled_from_the_state() -> None:
+    # The resume goes out, no answer; the server is out of reach for the state too.
+    fake = (FakeTransport().on("GET", STATE, (200, waiting_state(BOLT)), OFFLINE,
+                               (200, waiting_state(values={"messages": [DONE_A]})))
+            .on("POST", f"{RUNS}/stream", OFFLINE))
+    view, refused, parts = submit(fake, {"int-a": approve(_card(BOLT))})
+    assert refused == [] and view.states("create_work_order") == [OUTCOME_UNKNOWN]
+    assert "succeeded" not in view.states("create_work_order") and "failed" not in view.states("create_work_order")
+    asyncio.run(parts.reviews.refresh())  # back online: the ToolMessage settles it
+    assert view.states("create_work_order") == [OUTCOME_UNKNOWN, "succeeded"] and parts.reviews.unknown == {}
+
+
+def test_a_retry_after_a_lost_resume_that_landed_sends_nothing() -> None:
+    fake = (FakeTransport().on("GET", STATE, (200, waiting_state(BOLT)), OFFLINE,
+                               (200, waiting_state(values={"messages": [DONE_A]})))
+            .on("POST", f"{RUNS}/stream", OFFLINE))
+    _, _, parts = submit(fake, {"int-a": approve(_card(BOLT))})
+    refused = asyncio.run(parts.reviews.submit({"int-a": approve(_card(BOLT))}))  # the inspector presses again
+    assert [r.code for r in refused] == ["already_decided"] and len(resumes(fake)) == 1
+
+
+def test_reconcile_reads_tool_messages_and_pending_interrupts() -> None:
+    failed = {**DONE_A, "tool_call_id": "call_c", "status": "error"}
+    state = waiting_state(DRAIN, values={"messages": [DONE_A, failed]})
+    assert reconcile({"call_a": "x", "call_b": "x", "call_c": "x", "call_d": "x"}, state) == {
+        "call_a": "succeeded", "call_b": "review_required", "call_c": "failed", "call_d": OUTCOME_UNKNOWN}
+
+
+def test_check_decisions_refuses_an_unknown_decision_type() -> None:
+    good, refused = check_decisions({"int-a": {"type": "maybe", "args_revision": 1, "args_hash": "a" * 64}},
+                                    waiting_state(BOLT))
+    assert good == {} and [r.code for r in refused] == ["invalid_decision"]
