@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -13,8 +14,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 # Screens for reviewers: PNGs at a phone's viewport, in a folder git ignores (.gitignore: test-results/).
+# pytest-playwright empties test-results/ when any pytest session starts; SITEWALK_SCREENS keeps them elsewhere.
 PHONE = {"width": 390, "height": 844}
-SCREENS = Path(__file__).resolve().parents[2] / "test-results" / "screens"
+SCREENS = Path(os.environ.get("SITEWALK_SCREENS") or Path(__file__).resolve().parents[2] / "test-results" / "screens")
 
 # An uncaught Python exception reaches the console as its traceback (Pyodide's stderr, asyncio's
 # "Task exception was never retrieved"), whatever the console level it is written at.
