@@ -36,6 +36,7 @@ from sitewalk_agent.ledger import OutcomeLedger
 __all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
 
 MAX_MESSAGE = 2000
+MAX_DETAIL = 4000  # characters of a failure's detail, as JSON, kept from the browser's answer
 
 
 def tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool, answered_by: str = "server") -> ToolMessage:
@@ -82,7 +83,7 @@ def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: Any) -
     if outcome.tool_call_id != tool_call_id:
         return failure(call, ErrorCode.serialization_failed, f"the answer is for tool call {outcome.tool_call_id!r}")
     if not outcome.ok:
-        return outcome
+        return _bounded(call, outcome)
     try:
         result = contract.result.model_validate(outcome.result)
     except ValidationError as exc:
@@ -90,6 +91,16 @@ def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: Any) -
         where = ".".join(map(str, first["loc"])) or "result"
         return failure(call, ErrorCode.serialization_failed, f"invalid result: {where}: {first['msg']}")
     return outcome.model_copy(update={"result": result.model_dump(mode="json")})
+
+
+def _bounded(call: dict[str, Any], outcome: ToolFailure) -> ToolFailure:
+    """The browser's failure in the call's own name, its detail dropped when too large to store."""
+    detail = outcome.error.detail
+    size = len(json.dumps(detail, ensure_ascii=False, default=str))
+    if size > MAX_DETAIL:
+        detail = {"detail_dropped": True, "detail_chars": size}
+    error = ToolError(code=outcome.error.code, message=outcome.error.message, detail=detail)
+    return ToolFailure(tool=call["name"], tool_call_id=call["id"], error=error)
 
 
 async def run_headless_call(contract: ToolContract, call: dict[str, Any], state: dict[str, Any],
