@@ -1,0 +1,264 @@
+"""Tool-call arguments assembled per (namespace, call id): synthetic streams and recorded real ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitewalk.agentserver.sse import SSEDecoder
+from sitewalk.calls.assembly import AssemblyError, CallAssembler, StreamCursor
+from sitewalk.calls.event_protocol import EventStreamCalls
+from sitewalk.calls.lifecycle import CallStatus
+from sitewalk.calls.run_stream import RunStreamCalls, namespace_of
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXPECTED = {  # what the scripted model's `script: parallel` asks for (py_src/sitewalk_agent/scripted_model.py)
+    "read_local_draft": {"inspection_id": "inspection-42"},
+    "get_current_location": {"purpose": "Record where inspection inspection-42 is carried out.", "timeout_ms": 10000},
+}
+
+
+def sse(name: str) -> list[tuple[str, Any]]:
+    decoder = SSEDecoder()
+    events = decoder.feed((FIXTURES / name).read_bytes().decode()) + decoder.close()
+    return [(e.event, json.loads(e.data)) for e in events if e.data]
+
+
+def chunk(message_id: str, *fragments: dict[str, Any], last: bool = False) -> list[Any]:
+    return [{"type": "AIMessageChunk", "id": message_id, "content": "", "tool_call_chunks": list(fragments),
+             "chunk_position": "last" if last else None}, {}]
+
+
+def frag(index: int, args: str, call_id: str | None = None, name: str | None = None) -> dict[str, Any]:
+    return {"index": index, "args": args, "id": call_id, "name": name, "type": "tool_call_chunk"}
+
+
+# -- synthetic: the run stream -------------------------------------------------------------------
+
+def test_interleaved_parallel_calls_across_two_namespaces_never_mix():
+    reader = RunStreamCalls()
+    main, worker = "messages", "messages|worker:7"
+    # the same call id and the same index in two namespaces, fragments interleaved
+    steps = [
+        (main, chunk("m1", frag(0, '{"city":"', "c1", "weather"))),
+        (worker, chunk("m2", frag(0, '{"q":"', "c1", "search"))),
+        (main, chunk("m1", frag(1, '{"n":', "c2", "count"))),
+        (worker, chunk("m2", frag(0, 'LangChain"}'))),
+        (main, chunk("m1", frag(0, 'Beijing"}'))),
+        (main, chunk("m1", frag(1, "3}"), last=True)),
+        (worker, chunk("m2", last=True)),
+    ]
+    for event, data in steps:
+        reader.feed(event, data)
+    got = reader.assembler.finished_args()
+    assert got == {
+        ((), "c1"): {"city": "Beijing"},
+        ((), "c2"): {"n": 3},
+        (("worker:7",), "c1"): {"q": "LangChain"},
+    }
+    names = {key: c.name for key, c in reader.assembler.calls.items()}
+    assert names == {((), "c1"): "weather", ((), "c2"): "count", (("worker:7",), "c1"): "search"}
+    assert all(c.status is CallStatus.ARGS_READY for c in reader.assembler)
+
+
+def test_namespace_of_event_names():
+    assert namespace_of("messages") == ()
+    assert namespace_of("messages|parent:1|child:2") == ("parent:1", "child:2")
+
+
+def test_a_call_stays_collecting_until_its_message_ends():
+    reader = RunStreamCalls()
+    reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
+    call = reader.assembler.calls[((), "c1")]
+    assert call.status is CallStatus.COLLECTING_ARGS and call.args is None  # complete JSON is not "ready"
+    updates = reader.feed("messages", chunk("m1", last=True))
+    assert [u.finished for u in updates] == [True] and call.args == {"a": 1}
+
+
+def test_a_whole_message_is_a_snapshot_and_does_not_repeat_a_streamed_call():
+    reader = RunStreamCalls()
+    reader.feed("messages", chunk("m1", frag(0, '{"a":', "c1", "t")))
+    reader.feed("messages", chunk("m1", frag(0, "1}"), last=True))
+    # the updates event repeats the whole message: the streamed call is not taken again
+    whole = {"type": "ai", "id": "m1", "tool_calls": [{"id": "c1", "name": "t", "args": {"a": 1}},
+                                                       {"id": "c9", "name": "u", "args": {"b": 2}}]}
+    updates = reader.feed("updates", whole)
+    assert [(u.call.call_id, u.replaced, u.finished) for u in updates] == [("c9", True, False), ("c9", False, True)]
+    assert reader.assembler.finished_args() == {((), "c1"): {"a": 1}, ((), "c9"): {"b": 2}}
+
+
+def test_a_fragment_of_a_call_that_never_announced_itself_is_not_guessed():
+    reader = RunStreamCalls()
+    assert reader.feed("messages", chunk("m1", frag(0, '{"a":1}'))) == []
+    assert reader.assembler.calls == {}
+
+
+def test_end_all_finishes_calls_of_a_stream_that_ended_without_a_last_chunk():
+    reader = RunStreamCalls()
+    reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
+    assert [u.call.args for u in reader.end_all()] == [{"a": 1}]
+
+
+# -- synthetic: snapshot vs delta, bad arguments, dedupe -------------------------------------------
+
+def test_snapshot_replaces_and_delta_appends():
+    calls = CallAssembler()
+    calls.delta((), "c1", '{"city":"Bei')
+    update = calls.snapshot((), "c1", '{"city":"Beij')  # the old protocol's "args so far"
+    assert update.replaced and update.delta == '{"city":"Beij'
+    calls.delta((), "c1", 'ing"}')
+    calls.finish((), "c1")
+    assert calls.calls[((), "c1")].args == {"city": "Beijing"}
+
+
+def test_two_snapshots_treated_as_deltas_would_not_parse():
+    """The article's warning, made concrete: appending cumulative snapshots breaks the JSON."""
+    snapshots = ['{"city":"Bei', '{"city":"Beijing"}']
+    with pytest.raises(ValueError):
+        json.loads("".join(snapshots))
+    calls = CallAssembler()
+    for text in snapshots:
+        calls.snapshot((), "c1", text)
+    calls.finish((), "c1")
+    assert calls.calls[((), "c1")].args == {"city": "Beijing"}
+
+
+@pytest.mark.parametrize(("text", "reason"), [('{"a":', "not JSON"), ("[1, 2]", "JSON list"), ('"x"', "JSON str")])
+def test_unusable_finished_arguments_fail_the_call_with_a_reason(text, reason):
+    calls = CallAssembler()
+    calls.delta((), "c1", text)
+    calls.finish((), "c1")
+    call = calls.calls[((), "c1")]
+    assert call.status is CallStatus.FAILED and call.args is None and reason in (call.error or "")
+    assert call.lifecycle.path == [CallStatus.COLLECTING_ARGS, CallStatus.ARGS_READY, CallStatus.FAILED]
+    assert call.args_text == text  # nothing lost: the raw text stays for the view
+
+
+def test_a_fragment_after_the_message_ended_is_a_typed_error():
+    calls = CallAssembler()
+    calls.delta((), "c1", "{}")
+    calls.finish((), "c1")
+    with pytest.raises(AssemblyError):
+        calls.delta((), "c1", "x")
+    assert calls.finish((), "c1") is None  # finishing twice changes nothing
+
+
+def test_equal_fragments_are_both_kept():
+    reader = EventStreamCalls()
+    events = [_message_start(1), _block_start(2, 0, "c1", "say")]
+    events += [_delta(seq, 0, piece) for seq, piece in [(3, '{"t":"'), (4, "ab"), (5, "ab"), (6, '"}')]]
+    events.append(_message_finish(7))
+    for event in events:
+        reader.feed(event)
+    assert reader.assembler.calls[((), "c1")].args == {"t": "abab"}
+
+
+def test_event_protocol_keeps_namespaces_apart():
+    """The same call id and block index in a subgraph and the root, deltas interleaved."""
+    sub = ["worker:7"]
+    events = [
+        _message_start(1), _event(2, {"event": "message-start", "role": "ai", "id": "m9"}, sub),
+        _block_start(3, 0, "c1", "weather"),
+        _event(4, {"event": "content-block-start", "index": 0,
+                   "content": {"type": "tool_call_chunk", "id": "c1", "name": "search", "args": ""}}, sub),
+        _delta(5, 0, '{"city":"'), _delta(6, 0, '{"q":"', sub),
+        _delta(7, 0, 'Beijing"}'), _delta(8, 0, 'x"}', sub),
+        _message_finish(9), _event(10, {"event": "message-finish"}, sub),
+    ]
+    reader = EventStreamCalls()
+    for event in events:
+        reader.feed(event)
+    assert reader.assembler.finished_args() == {((), "c1"): {"city": "Beijing"}, (("worker:7",), "c1"): {"q": "x"}}
+
+
+def test_replayed_events_after_a_reconnect_are_dropped_by_seq_not_text():
+    events = [_message_start(1), _block_start(2, 0, "c1", "say")]
+    events += [_delta(seq, 0, piece) for seq, piece in [(3, '{"t":"'), (4, "ab"), (5, "ab"), (6, '"}')]]
+    events.append(_message_finish(7))
+    reader = EventStreamCalls()
+    for event in events[:5]:  # connection drops after seq 5
+        reader.feed(event)
+    assert reader.since == 5
+    for event in events[3:]:  # the server replays from an older point (seq 4 and 5 again)
+        reader.feed(event)
+    assert reader.assembler.calls[((), "c1")].args == {"t": "abab"}
+
+
+def test_cursor_takes_by_event_id_when_there_is_no_seq():
+    cursor = StreamCursor()
+    assert cursor.take(event_id="e1") and cursor.take(event_id="e2")
+    assert not cursor.take(event_id="e1")
+    assert cursor.take()  # no identity at all: never dropped
+
+
+# -- recorded real streams (tests/unit/fixtures/record_calls.py) ----------------------------------------
+
+def _by_name(assembler: CallAssembler) -> dict[str, dict[str, Any] | None]:
+    return {c.name or "?": c.args for c in assembler}
+
+
+def test_recorded_run_stream_assembles_both_parallel_calls():
+    reader = RunStreamCalls()
+    for event, data in sse("calls_parallel_runs.sse"):
+        reader.feed(event, data)
+    assert _by_name(reader.assembler) == EXPECTED
+    ids = {c.call_id for c in reader.assembler}
+    assert len(ids) == 2 and all(i.startswith("call_") for i in ids)
+
+
+def test_recorded_event_protocol_gives_the_same_args_per_call():
+    reader = EventStreamCalls()
+    for _, event in sse("calls_parallel_events.sse"):
+        reader.feed(event)
+    assert _by_name(reader.assembler) == EXPECTED
+    assert all(c.status is CallStatus.ARGS_READY for c in reader.assembler)
+
+
+def test_recorded_event_protocol_deltas_alone_give_the_args():
+    """Without the finishing snapshot (content-block-finish), the deltas alone assemble the same."""
+    reader = EventStreamCalls()
+    for _, event in sse("calls_parallel_events.sse"):
+        if event.get("params", {}).get("data", {}).get("event") != "content-block-finish":
+            reader.feed(event)
+    assert _by_name(reader.assembler) == EXPECTED
+
+
+def test_recorded_reconnect_with_since_replays_without_doubling():
+    events = [e for _, e in sse("calls_parallel_events.sse")]
+    replay = [e for _, e in sse("calls_parallel_events_since.sse")]
+    since = replay[0]["seq"] - 1
+    reader = EventStreamCalls()
+    for event in events:  # the first connection got a little further than the cursor it sent
+        if event["seq"] <= since + 2:
+            reader.feed(event)
+    for event in replay:  # the real replay overlaps what was taken: seq since+1, since+2 come again
+        reader.feed(event)
+    assert _by_name(reader.assembler) == EXPECTED
+
+
+# -- event builders for the synthetic event-protocol tests -------------------------------------------
+
+def _event(seq: int, data: dict[str, Any], namespace: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "event", "event_id": f"e{seq}", "seq": seq, "method": "messages",
+            "params": {"namespace": namespace or [], "data": data}}
+
+
+def _message_start(seq: int) -> dict[str, Any]:
+    return _event(seq, {"event": "message-start", "role": "ai", "id": "m1"})
+
+
+def _block_start(seq: int, index: int, call_id: str, name: str) -> dict[str, Any]:
+    return _event(seq, {"event": "content-block-start", "index": index,
+                        "content": {"type": "tool_call_chunk", "id": call_id, "name": name, "args": ""}})
+
+
+def _delta(seq: int, index: int, args: str, namespace: list[str] | None = None) -> dict[str, Any]:
+    delta = {"type": "tool-call-delta", "args": args}
+    return _event(seq, {"event": "content-block-delta", "index": index, "delta": delta}, namespace)
+
+
+def _message_finish(seq: int) -> dict[str, Any]:
+    return _event(seq, {"event": "message-finish"})
