@@ -15,7 +15,11 @@ from typing import Any
 
 from langgraph_sdk import get_client
 
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.audit_trail import AuditTrail, read_audit_trail
+from sitewalk.contracts.audit import verify_chain
 from sitewalk.contracts.envelope import ok_result
+from sitewalk.ui.render import render_template
 from sitewalk_agent.audit.cli import main as audit_main
 from sitewalk_agent.audit.trail import audit_namespace
 
@@ -65,10 +69,27 @@ def test_a_whole_trail_verifies_and_one_tampered_record_is_named(agent_server):
         await client.store.put_item(audit_namespace(tid), key, {**victim, "outcome": "failed:denied"}, index=False)
         await client.aclose()
 
+    whole_in_app = asyncio.run(_app_trail(agent_server, tid))
+    assert whole_in_app.problem is None and len(whole_in_app.records) == len(exported["records"])
     asyncio.run(tamper())
     broken = _cli("verify", tid, "--server", agent_server)
     assert broken.returncode == 1
     assert key in broken.stderr and "edited" in broken.stderr
+    broken_in_app = asyncio.run(_app_trail(agent_server, tid))
+    assert broken_in_app.problem is not None and broken_in_app.problem.key == key
+    assert 'data-chain="broken"' in render_template("audit_trail.j2", trail=broken_in_app)
+
+
+async def _app_trail(url: str, tid: str) -> AuditTrail:
+    """The trail as the app reads it: Sitewalk's own client, the store API, the shared chain check."""
+    async with AgentServerClient(url) as client:
+        trail = await read_audit_trail(client, tid)
+    exported = json.loads(trail.export_json())
+    items = [(f"{r['seq']:08d}-{r['hash'][:12]}", r) for r in exported["records"]] + [("head", exported["head"])]
+    assert (verify_chain(items) is None) == (trail.problem is None)
+    html = render_template("audit_trail.j2", trail=trail)
+    assert html.count("<li ") == len(trail.records) and "read_local_draft" in html
+    return trail
 
 
 def test_an_unreachable_server_exits_2(capsys):

@@ -252,6 +252,30 @@ class AssistantsClient:
         return await self._http.call("GET", f"/assistants/{_p(assistant_id)}/schemas")
 
 
+class StoreClient:
+    """The Agent Server's key-value store (`/store/items`): read what the agent recorded, e.g. the audit trail."""
+
+    def __init__(self, http: _Http) -> None:
+        self._http = http
+
+    async def search_items(self, namespace_prefix: Sequence[str], limit: int = 100, offset: int = 0
+                           ) -> list[dict[str, Any]]:
+        """POST /store/items/search: items {namespace, key, value, created_at, updated_at} under a prefix."""
+        body = {"namespace_prefix": list(namespace_prefix), "limit": limit, "offset": offset}
+        return list((await self._http.call("POST", "/store/items/search", body) or {}).get("items") or [])
+
+    async def list_items(self, namespace: Sequence[str], page_size: int = 100) -> list[dict[str, Any]]:
+        """Every item stored exactly under `namespace` (a prefix search also returns deeper ones), page by page."""
+        items: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            page = await self.search_items(namespace, limit=page_size, offset=offset)
+            items.extend(i for i in page if list(i.get("namespace") or []) == list(namespace))
+            offset += len(page)
+            if len(page) < page_size:
+                return items
+
+
 class AgentServerClient:
     """Entry point: `.threads`, `.runs`, `.assistants`, plus the helpers Sitewalk uses most."""
 
@@ -262,6 +286,7 @@ class AgentServerClient:
         self.threads = ThreadsClient(self._http)
         self.runs = RunsClient(self._http)
         self.assistants = AssistantsClient(self._http)
+        self.store = StoreClient(self._http)
 
     @property
     def base_url(self) -> str:
