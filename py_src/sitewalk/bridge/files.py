@@ -1,15 +1,17 @@
-"""Files the inspector picks: which one, and its metadata. The bytes never leave the browser."""
+"""Files the inspector picks (which one, its metadata: the bytes never leave the browser), and files the
+app offers for download (made from a Blob in the page: nothing is uploaded)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import js
+from pyodide.ffi import to_js
 
 from .dom import element
 from .values import or_none
 
-__all__ = ["file_metadata", "picked_file"]
+__all__ = ["file_metadata", "offer_download", "picked_file"]
 
 
 def picked_file(input_id: str) -> Any:
@@ -29,3 +31,15 @@ async def file_metadata(file: Any, max_bytes: int) -> dict[str, Any]:
     digest = await js.crypto.subtle.digest("SHA-256", buffer)
     return {"name": str(file.name), "size": int(file.size), "type": str(file.type or ""),
             "sha256": js.Uint8Array.new(digest).to_bytes().hex()}
+
+
+def offer_download(anchor_id: str, file_name: str, text: str, mime: str = "application/json") -> None:
+    """Point the link with this id at `text` as a file named `file_name` (a Blob URL; the old one is freed)."""
+    anchor = element(anchor_id)
+    old = or_none(anchor.getAttribute("href"))
+    if old is not None and str(old).startswith("blob:"):
+        js.URL.revokeObjectURL(old)
+    blob = js.Blob.new(to_js([text]), to_js({"type": mime}, dict_converter=js.Object.fromEntries))
+    anchor.setAttribute("href", js.URL.createObjectURL(blob))
+    anchor.setAttribute("download", file_name)
+    anchor.hidden = False

@@ -1,0 +1,41 @@
+"""The audit trail panel: the current inspection's records, whether the chain is whole, and a JSON export.
+
+"Show audit trail" reads the trail of the inspection on screen through the store API
+(`sitewalk.audit_trail`), lists it, and points "Export JSON" at the same records as a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..agentserver.client import AgentServerClient
+from ..agentserver.errors import AgentServerError
+from ..audit_trail import read_audit_trail
+from ..bridge import dom, files, tasks
+from ..ui.render import render_template
+
+__all__ = ["AuditView"]
+
+
+class AuditView:
+    def __init__(self, client: AgentServerClient, current: Callable[[], str | None]) -> None:
+        self.client = client
+        self.current = current  # the thread of the inspection on screen
+
+    def attach(self) -> None:
+        tasks.on("sw-audit-load", "click", self.show)
+
+    async def show(self, _event: Any = None) -> None:
+        thread_id = self.current()
+        if not thread_id:
+            dom.set_html("sw-audit", render_template("audit_trail.j2", trail=None))
+            return
+        try:
+            trail = await read_audit_trail(self.client, thread_id)
+        except AgentServerError as exc:
+            dom.show_status(f"Could not read the audit trail: {exc}", error=True)
+            return
+        dom.set_html("sw-audit", render_template("audit_trail.j2", trail=trail))
+        if trail.records:
+            files.offer_download("sw-audit-export", trail.file_name(), trail.export_json())
