@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .lifecycle import CallLifecycle, CallStatus
 
@@ -57,8 +57,7 @@ class AssembledCall:
         return "".join(self.parts)
 
 
-@dataclass(frozen=True)
-class CallUpdate:
+class CallUpdate(NamedTuple):  # a tuple: one is made per fragment, so it must be cheap
     """What one event changed: `delta` is the new text (the whole text when `replaced`)."""
 
     call: AssembledCall
