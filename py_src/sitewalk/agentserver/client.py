@@ -168,6 +168,39 @@ class ThreadsClient:
             body["checkpoint"] = {"checkpoint_id": checkpoint_id}
         return cast(ThreadUpdateStateResponse, await self._http.call("POST", f"/threads/{_p(thread_id)}/state", body))
 
+    def stream_events(
+        self,
+        thread_id: str,
+        channels: Sequence[str] = ("messages", "tools", "input", "lifecycle"),
+        *,
+        since: int | None = None,
+        namespaces: Sequence[Sequence[str]] | None = None,
+        depth: int | None = None,
+    ) -> AsyncIterator[StreamPart]:
+        """POST /threads/{id}/stream/events: the newer event protocol, for the thread (every run on it).
+
+        Each part's `event` is the protocol method (`messages`, `tools`, `input.requested`,
+        `lifecycle`, ...) and its `data` the event `{event_id, seq, method, params}`. To reconnect, pass
+        the last `seq` taken as `since`: the server replays what came after it (and may repeat an
+        event: take events once by `seq`, see `sitewalk.calls.event_protocol`). The stream does not end
+        with a run; close it when done. Runs start with `command(thread_id, "run.start", {...})`.
+        """
+        body = _drop_none({"channels": list(channels), "since": since, "depth": depth,
+                           "namespaces": [list(n) for n in namespaces] if namespaces is not None else None})
+        return self._http.sse("POST", f"/threads/{_p(thread_id)}/stream/events", body)
+
+    async def command(self, thread_id: str, method: str, params: dict[str, Any], command_id: int = 1) -> Any:
+        """POST /threads/{id}/commands: one protocol command (`run.start`, `input.respond`, ...).
+
+        Returns the server's answer `{type: "success", id, result}`; an answer of type `error` raises
+        StreamError with it (the server answers some refusals with HTTP 200).
+        """
+        body = {"id": command_id, "method": method, "params": params}
+        answer = await self._http.call("POST", f"/threads/{_p(thread_id)}/commands", body)
+        if isinstance(answer, dict) and answer.get("type") == "error":
+            raise StreamError(answer)
+        return answer
+
 
 class RunsClient:
     def __init__(self, http: _Http) -> None:
