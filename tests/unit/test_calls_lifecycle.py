@@ -17,6 +17,7 @@ from sitewalk.calls.lifecycle import (
     can_transition,
     is_terminal,
     label,
+    path_to,
 )
 
 S = CallStatus
@@ -120,3 +121,33 @@ def test_rejected_is_final():
     for target in CallStatus:
         with pytest.raises(IllegalTransition):
             call.to(target)
+
+
+def test_path_to_a_state_seen_late_goes_through_the_unreviewed_route():
+    assert path_to(S.COLLECTING_ARGS, S.RUNNING) == [S.ARGS_READY, S.VALIDATED, S.REVIEW_NOT_REQUIRED, S.RUNNING]
+    assert path_to(S.APPROVED, S.SUCCEEDED) == [S.RUNNING, S.SUCCEEDED]
+    assert path_to(S.ARGS_READY, S.FAILED) == [S.FAILED]
+    assert path_to(S.RUNNING, S.RUNNING) == []
+
+
+@pytest.mark.parametrize(("source", "target"), ALL_PAIRS)
+def test_path_to_is_legal_step_by_step_or_none_when_unreachable(source, target):
+    route = path_to(source, target)
+    if route is None:
+        assert source is not target and not _reachable(source, target)
+        return
+    state = source
+    for step in route:
+        state = advance(state, step)
+    assert state is target
+
+
+def _reachable(source: CallStatus, target: CallStatus) -> bool:
+    seen, todo = set(), [source]
+    while todo:
+        state = todo.pop()
+        if state is target:
+            return True
+        seen.add(state)
+        todo.extend(n for n in TRANSITIONS[state] if n not in seen)
+    return False

@@ -20,6 +20,7 @@ Decisions beyond the article's drawing (each one a single edge, documented here)
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,6 +36,7 @@ __all__ = [
     "can_transition",
     "is_terminal",
     "label",
+    "path_to",
 ]
 
 
@@ -116,6 +118,32 @@ def is_terminal(status: CallStatus | str) -> bool:
 
 def label(status: CallStatus | str) -> str:
     return LABELS[CallStatus(status)]
+
+
+def path_to(source: CallStatus | str, target: CallStatus | str) -> list[CallStatus] | None:
+    """The shortest legal route from `source` to `target` (excluding `source`; [] when equal), or None.
+
+    For a view that learns of a call late (after a reload, or a tool the server ran on its own): the
+    states it must have passed through. Shortest means a call nobody reviewed reaches `running` by
+    `review_not_required`; a reviewed call is already at `approved`, one step from `running`.
+    """
+    src, dst = CallStatus(source), CallStatus(target)
+    came_from: dict[CallStatus, CallStatus | None] = {src: None}
+    queue = deque([src])
+    while queue:
+        state = queue.popleft()
+        if state is dst:
+            route: list[CallStatus] = []
+            step: CallStatus | None = state
+            while step is not None and step is not src:
+                route.append(step)
+                step = came_from[step]
+            return route[::-1]
+        for nxt in sorted(TRANSITIONS[state], key=list(CallStatus).index):
+            if nxt not in came_from:
+                came_from[nxt] = state
+                queue.append(nxt)
+    return None
 
 
 @dataclass
