@@ -33,7 +33,7 @@ def test_checkpoint_list_shows_the_runs_checkpoints(app):
     items = app.page.locator("#sw-timeline li")
     assert items.count() >= 6  # input, model, tools (interrupted then resumed), model, tools, model
     nodes = [items.nth(i).get_attribute("data-node") for i in range(items.count())]
-    assert nodes[0] == "input" and "model" in nodes and "tools" in nodes  # create_agent's node names
+    assert nodes[-1] == "input" and "model" in nodes and "tools" in nodes  # newest first; create_agent's nodes
     assert app.page.locator("#sw-timeline li[data-interrupted='1']").count() >= 1
     assert app.page.locator("#sw-timeline li[aria-current='step']").count() == 1
     assert app.page.locator("#sw-timeline time").first.get_attribute("datetime")

@@ -80,7 +80,8 @@ def test_session_answers_the_tool_and_shows_the_card_once(agent_server):
     assert len(view.screens) == 1
     assert view.screens[0]["elements"]["card"]["props"]["site"] == "Pier 4"
     assert any("is on screen" in t for t in view.texts.values())
-    assert view.checkpoints and view.checkpoints[-1].current and view.checkpoints[0].node == "input"
+    steps = view.checkpoints.steps  # the timeline shown: newest first
+    assert steps and steps[0].current and steps[-1].node == "input"
     assert list(session.outcomes.values())[0]["ok"] is True
 
 

@@ -58,7 +58,7 @@ def test_a_start_answers_the_tool_from_the_stream_resumes_once_and_shows_the_tim
     [resume] = resumes(fake)
     assert list(resume) == ["int-1"] and resume["int-1"]["call_1"]["result"]["site"] == "Pier 4"
     assert len(runs) == 1 and fake.sent("GET", STATE) == []  # the interrupt came with the stream
-    assert session.thread_id == THREAD_ID and [c.id for c in view.checkpoints] == ["c1"]
+    assert session.thread_id == THREAD_ID and [s.id for s in view.checkpoints.steps] == ["c1"]
     assert "The draft says Pier 4." in view.texts.values()
     assert asyncio.run(AuditLog(audit).get(THREAD_ID, "call_1"))["ok"] is True  # logged once delivered
 

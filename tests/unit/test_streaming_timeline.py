@@ -1,5 +1,4 @@
 from sitewalk.streaming import CallState, RunAssembler
-from sitewalk.timeline import build_timeline
 
 
 def chunk(message_id, content="", tool_chunks=(), last=False):
@@ -42,37 +41,6 @@ def test_incomplete_args_stay_collecting():
     asm = RunAssembler()
     asm.feed(chunk("m1", tool_chunks=[{"index": 0, "id": "a", "name": "t", "args": '{"k": '}]))
     assert asm.finish_message() == [] and asm.call_by_id("a").state == CallState.collecting_args
-
-
-def entry(cid, parent, step, source="loop", next_=(), messages=0, interrupts=(), created="2026-12-02T10:00:00"):
-    return {
-        "checkpoint": {"checkpoint_id": cid},
-        "parent_checkpoint": {"checkpoint_id": parent} if parent else None,
-        "metadata": {"step": step, "source": source},
-        "next": list(next_),
-        "values": {"messages": [{}] * messages},
-        "tasks": [{"interrupts": list(interrupts)}] if interrupts else [],
-        "created_at": f"{created}.{step + 10:06d}Z" if step is not None else created,
-    }
-
-
-def test_timeline_tree_with_a_fork():
-    history = [  # newest first, as the server sends it
-        entry("f1", "c1", 2, source="update", messages=1),
-        entry("c2", "c1", 2, next_=("tools",), messages=2, interrupts=[{"id": "i"}]),
-        entry("c1", "c0", 1, next_=("agent",), messages=1),
-        entry("c0", None, 0, source="input", next_=("__start__",)),
-    ]
-    cps = build_timeline(history + history[:1])  # a duplicated page entry is dropped
-    by_id = {c.id: c for c in cps}
-    assert len(cps) == 4
-    assert by_id["c1"].is_branch_point and sorted(by_id["c1"].children) == ["c2", "f1"]
-    assert by_id["c2"].node == "agent" and by_id["c2"].interrupted and by_id["c2"].message_count == 2
-    assert by_id["c0"].node == "input" and by_id["f1"].node == "update"
-    current = [c for c in cps if c.current]
-    assert len(current) == 1 and current[0].on_current_path
-    path = {c.id for c in cps if c.on_current_path}
-    assert "c0" in path and "c1" in path
 
 
 def whole(message_id, content="", tool_calls=()):

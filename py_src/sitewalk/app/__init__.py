@@ -58,6 +58,9 @@ async def main(config: Any) -> None:
             from .view import DomView
 
             views.append(DomView(on_action=act))
+            from .timeline_view import TimelineControls  # replay, fork, branches: with the first view
+
+            TimelineControls(lambda: newest[-1] if newest else None).attach()
         return views[0]
 
     newest: list[InspectionSession] = []  # the session a ConfirmButton speaks to: the newest one

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..bridge import dom
 from ..spec.validate import Issue
-from ..timeline import Checkpoint
+from ..timeline import TimelineShown
 from ..ui.render import render_template
 from .renderer import KeyedRenderer
 
@@ -54,8 +54,10 @@ class DomView:
         dom.set_html("sw-screen-issues", render_template("issues.j2", issues=issues)
                      + render_template("screen_fallback.j2", lines=fallback))
 
-    def timeline(self, checkpoints: list[Checkpoint]) -> None:
-        dom.set_html("sw-timeline", render_template("timeline.j2", checkpoints=checkpoints))
+    def timeline(self, shown: TimelineShown) -> None:
+        from .timeline_view import draw  # the timeline's own module (steps, branches, details)
+
+        draw(shown)
 
     def _child(self, parent_id: str, tag: str, attribute: str, key: str) -> Any:
         """The parent's child keyed by `attribute`, created once and then updated in place."""

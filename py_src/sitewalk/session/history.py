@@ -1,29 +1,86 @@
-"""The thread's checkpoint history on the view, as a timeline (built by `sitewalk.timeline`)."""
+"""The thread's timeline on the view: the newest page when a run ends, older pages on demand.
+
+Never the whole history: `TimelinePager` reads pages of `PAGE_SIZE` with `before`. Every feed of one
+view shares one `StaleGuard`, so when the view moves to another thread (or refreshes) a page still on
+its way for the old one is dropped instead of drawn.
+"""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from ..agentserver.client import AgentServerClient
-from ..agentserver.schema import ThreadState
-from ..timeline import Checkpoint, build_timeline
+from ..timeline import (
+    PAGE_SIZE,
+    HistoryPageFailed,
+    StaleGuard,
+    StaleResponse,
+    TimelinePager,
+    TimelineShown,
+    TimelineTree,
+    shown,
+)
 from .thread import Thread
 from .view import View
 
 __all__ = ["TimelineFeed"]
 
-PAGE_SIZE = 50
+_GUARDS: WeakKeyDictionary[object, StaleGuard] = WeakKeyDictionary()
+
+
+def guard_of(view: View) -> StaleGuard:
+    """The one guard of a view: whichever thread's feed loads last owns what the view shows."""
+    guard = _GUARDS.get(view)
+    if guard is None:
+        guard = _GUARDS[view] = StaleGuard()
+    return guard
 
 
 class TimelineFeed:
-    def __init__(self, client: AgentServerClient, thread: Thread, view: View) -> None:
+    def __init__(self, client: AgentServerClient, thread: Thread, view: View, page_size: int = PAGE_SIZE) -> None:
         self.client = client
         self.thread = thread
         self.view = view
+        self.pager = TimelinePager(thread.id, self._page, guard_of(view), page_size)
+        self.head: str | None = None  # the branch shown; None: the live one
 
-    async def refresh(self) -> list[Checkpoint]:
-        """Read every checkpoint (page by page) and show the tree."""
-        history: list[ThreadState] = []
-        async for page in self.client.threads.iter_history(self.thread.id, page_size=PAGE_SIZE):
-            history.extend(page)
-        checkpoints = build_timeline(history)
-        self.view.timeline(checkpoints)
-        return checkpoints
+    @property
+    def tree(self) -> TimelineTree:
+        return self.pager.tree
+
+    async def refresh(self) -> TimelineShown | None:
+        """The newest page, on the live branch (a run ended, the inspection opened). None when stale."""
+        try:
+            await self.pager.first_page()
+        except StaleResponse:
+            return None  # another thread (or a newer refresh) owns the view now
+        except HistoryPageFailed as error:
+            return self._show(str(error))
+        self.head = None
+        return self._show()
+
+    async def older(self) -> TimelineShown | None:
+        """One more page of older steps; a failed page says so and keeps the steps shown."""
+        try:
+            await self.pager.older()
+        except StaleResponse:
+            return None
+        except HistoryPageFailed as error:
+            return self._show(str(error))
+        return self._show()
+
+    def show_branch(self, head: str | None) -> TimelineShown:
+        """Show the branch ending at `head` (None: the live one)."""
+        self.head = head
+        return self._show()
+
+    def notice(self, text: str) -> TimelineShown:
+        return self._show(text)
+
+    def _show(self, notice: str = "") -> TimelineShown:
+        drawn = shown(self.thread.id, self.pager.tree, self.head, notice)
+        self.view.timeline(drawn)
+        return drawn
+
+    async def _page(self, limit: int, before: str | None) -> list[dict[str, object]]:
+        return list(await self.client.threads.get_history(self.thread.id, limit=limit, before=before))  # type: ignore[arg-type]

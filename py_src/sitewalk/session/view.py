@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..spec.validate import Issue
-from ..timeline import Checkpoint
+from ..timeline import TimelineShown
 
 __all__ = ["View"]
 
@@ -32,5 +32,5 @@ class View(Protocol):
     def action_result(self, element_id: str, status: str) -> None:
         """The agent's answer to a ConfirmButton (done, replayed, refused; waiting while offline), on it."""
 
-    def timeline(self, checkpoints: list[Checkpoint]) -> None:
-        """The thread's checkpoint history."""
+    def timeline(self, shown: TimelineShown) -> None:
+        """The thread's timeline: one branch's loaded steps (newest first), the branches, a notice."""

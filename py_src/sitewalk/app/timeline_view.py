@@ -1,0 +1,149 @@
+"""The timeline on the phone: steps of one branch, the branch switcher, step details, replay and fork.
+
+`draw` renders what `session.history.TimelineFeed` shows. `TimelineControls` answers the clicks (one
+delegated listener on the timeline's panel): open a step read-only (its state read from the server,
+its screen re-rendered inert), switch branch (that branch's own screen shows with its head), load
+older steps, and replay or edit-and-resend, each after a restore preview the inspector confirms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..bridge import dom
+from ..spec.validate import validate_spec
+from ..timeline import Step, TimelineError, TimelineShown
+from ..ui.render import render_spec, render_template
+
+if TYPE_CHECKING:
+    from ..session import InspectionSession
+    from ..session.travel import TimeTravel
+
+__all__ = ["TimelineControls", "draw"]
+
+PANEL = "sw-timeline-panel"
+
+
+_drawn: list[str] = []  # the thread drawn last: another thread's open details and preview are cleared
+
+
+def draw(shown: TimelineShown) -> None:
+    if _drawn[-1:] != [shown.thread_id]:
+        _drawn[:] = [shown.thread_id]
+        dom.set_html("sw-step-details", "")
+        dom.set_html("sw-restore", "")
+    dom.set_html("sw-timeline", render_template("timeline.j2", shown=shown))
+    dom.set_html("sw-branches", render_template("timeline_branches.j2", shown=shown))
+    dom.element("sw-timeline-notice").textContent = shown.notice
+    dom.element("sw-timeline-older").hidden = not shown.more
+
+
+def _who(message: dict[str, Any]) -> str:
+    return {"human": "You:", "ai": "Agent:", "tool": f"{message.get('name') or 'tool'} →"}.get(
+        str(message.get("type")), f"{message.get('type')}:")
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content)
+    calls = ", ".join(str(c.get("name")) for c in message.get("tool_calls") or [])
+    return (text[:400] + ("…" if len(text) > 400 else "")) + (f" [calls {calls}]" if calls else "")
+
+
+def details_html(step: Step, state: dict[str, Any]) -> str:
+    """A step, read-only: what the agent knew (messages, that moment's screen), what came next, who and when."""
+    values = state.get("values") or {}
+    messages = [{"type": m.get("type"), "who": _who(m), "text": _text(m)} for m in values.get("messages") or []]
+    spec = values.get("ui_spec")
+    screen = ""
+    if isinstance(spec, dict) and spec.get("root") and not validate_spec(spec):
+        screen = render_spec(spec)
+    interrupts = [f"{i.kind}: {i.tool_name or ''} {i.tool_call_id}".strip() for i in step.facts.interrupts]
+    return render_template("timeline_step.j2", step=step, messages=messages, screen_html=screen,
+                           revision=step.facts.spec_revision, next=list(state.get("next") or []),
+                           interrupts=interrupts)
+
+
+class TimelineControls:
+    def __init__(self, session: Callable[[], InspectionSession | None]) -> None:
+        self.session = session
+        self.pending: Callable[[], Any] | None = None  # what Confirm does (a replay or a fork)
+
+    def attach(self) -> None:
+        from ..bridge import tasks  # the browser's event wiring, only once the panel is on the page
+
+        tasks.on(PANEL, "click", self.click)
+
+    async def click(self, event: Any) -> None:
+        button = dom.closest(event.target, "[data-sw-travel]")
+        if button is None:
+            return
+        travel = self._travel()
+        if travel is None:
+            return
+        what = dom.attribute(button, "data-sw-travel") or ""
+        try:
+            await self._do(travel, what, button)
+        except TimelineError as error:
+            dom.set_html("sw-restore", "")
+            travel.timeline.notice(f"{error.code}: {error}")
+
+    async def _do(self, travel: TimeTravel, what: str, button: Any) -> None:
+        checkpoint = dom.attribute(button, "data-checkpoint-id") or ""
+        if what == "details":
+            await self.open(travel, checkpoint)
+        elif what == "branch":
+            head = dom.attribute(button, "data-head")
+            travel.timeline.show_branch(None if dom.attribute(button, "data-live") == "1" else head)
+            if head:
+                await self.open(travel, head)
+        elif what == "older":
+            await travel.timeline.older()
+        elif what == "replay":
+            await self._ask(travel, checkpoint, "Replay from this step?", "Replay",
+                            lambda: travel.replay(checkpoint), None)
+        elif what == "edit":
+            await self._edit(travel, checkpoint, dom.attribute(button, "data-message-id") or "")
+        elif what == "confirm" and self.pending is not None:
+            work, self.pending = self.pending, None
+            dom.set_html("sw-restore", "")
+            await work()
+        elif what in ("cancel", "close"):
+            self.pending = None
+            dom.set_html("sw-restore" if what == "cancel" else "sw-step-details", "")
+
+    async def open(self, travel: TimeTravel, checkpoint: str) -> None:
+        step = travel.timeline.tree.step(checkpoint)
+        if step is None:
+            return
+        state = await travel.client.threads.get_state(travel.thread.id, checkpoint)
+        dom.set_html("sw-step-details", details_html(step, dict(state)))
+
+    async def _edit(self, travel: TimeTravel, checkpoint: str, message_id: str) -> None:
+        state = await travel.client.threads.get_state(travel.thread.id, checkpoint)
+        message = next((m for m in state["values"].get("messages") or [] if m.get("id") == message_id), None)
+        text = str((message or {}).get("content") or "")
+
+        async def fork() -> None:
+            await travel.edit_message(message_id, dom.element("sw-edit-text").value)
+
+        parent = travel.timeline.tree.facts(checkpoint)
+        await self._ask(travel, parent.parent_id if parent and parent.parent_id else checkpoint,
+                        "Edit and resend this message?", "Send as a new branch", fork, text)
+
+    async def _ask(self, travel: TimeTravel, checkpoint: str, heading: str, confirm: str,
+                   work: Callable[[], Any], edit: str | None) -> None:
+        preview = await travel.preview(checkpoint)
+        self.pending = work
+        dom.set_html("sw-restore", render_template("timeline_restore.j2", preview=preview, heading=heading,
+                                                   confirm=confirm, edit=edit))
+
+    def _travel(self) -> TimeTravel | None:
+        session = self.session()
+        if session is None or session.parts is None:
+            return None
+        from ..session.travel import TimeTravel
+
+        return TimeTravel(session.parts)

@@ -1,0 +1,108 @@
+"""Time travel on one thread: replay from a step, fork by editing a message or a value, preview a restore.
+
+- Replay runs the graph again from a past checkpoint (`input: null` + the checkpoint): nodes after it
+  run again and interrupts fire again; the run loop answers the headless tools like new ones (so a
+  corrected draft is read anew). From a final checkpoint (no `next`) there is nothing to run: the
+  inspector is told so and no run starts.
+- Fork writes at a past checkpoint with `update_state(..., as_node=...)` and runs from the checkpoint
+  it made. Editing a message of the inspector writes it under the same message id at the checkpoint
+  before it (as the node that wrote it, `__start__` for input), as `useStream` branches do.
+- Each checks first, and changes nothing when refused: the checkpoint must be one of this thread's
+  (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agentserver.errors import HTTPStatusError
+from ..agentserver.schema import RunStatus, ThreadState
+from ..timeline import ReplayDeclined, RestorePreview, RunActive, UnknownCheckpoint, restore_preview
+from .conversation import Conversation
+from .history import TimelineFeed
+from .loop import RunLoop
+from .parts import ThreadParts
+
+__all__ = ["NOTHING_TO_REPLAY", "TimeTravel"]
+
+NOTHING_TO_REPLAY = "Nothing to replay: this step is the end of its run (it has no next step)."
+_DECLINED = {"permission_denied", "declined"}
+
+
+class TimeTravel:
+    def __init__(self, parts: ThreadParts) -> None:
+        self.client = parts.outbox.client
+        self.thread = parts.thread
+        self.loop: RunLoop = parts.loop
+        self.timeline: TimelineFeed = parts.timeline
+        self.conversation: Conversation = parts.conversation
+        self.answers = parts.answers
+
+    async def preview(self, checkpoint_id: str) -> RestorePreview:
+        """What going back to `checkpoint_id` replaces, and the external actions it would not undo."""
+        if checkpoint_id not in self.timeline.tree:
+            await self._state(checkpoint_id)  # raises UnknownCheckpoint for a stranger
+        return restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
+
+    async def replay(self, checkpoint_id: str) -> str:
+        """Run again from `checkpoint_id`: 'replayed', or 'nothing' when it has no next step."""
+        state = await self._state(checkpoint_id)
+        await self._idle()
+        if not state.get("next"):
+            self.timeline.notice(NOTHING_TO_REPLAY)
+            return "nothing"
+        await self._run_from(checkpoint_id)
+        return "replayed"
+
+    async def edit_message(self, message_id: str, text: str) -> str:
+        """Resend an earlier message of the inspector, edited, as a new branch; returns the new checkpoint."""
+        step = next((s for s in self.timeline.tree.steps(self.timeline.head)
+                     if s.facts.last is not None and s.facts.last.type == "human" and s.facts.last.id == message_id),
+                    None)
+        if step is None or not step.facts.parent_id:
+            raise UnknownCheckpoint(f"message {message_id}", self.thread.id)
+        state = await self._state(step.id)
+        message = next(m for m in state["values"].get("messages") or [] if m.get("id") == message_id)
+        as_node = step.node if step.node not in ("input", "loop", "update", "fork", "") else "__start__"
+        return await self.fork(step.facts.parent_id, {"messages": [{**message, "content": text}]}, as_node)
+
+    async def fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str) -> str:
+        """Write `values` at `checkpoint_id` as `as_node`, run from the new checkpoint; returns its id."""
+        await self._state(checkpoint_id)
+        await self._idle()
+        made = await self.client.fork(self.thread.id, checkpoint_id, values, as_node=as_node)
+        await self._run_from(made["checkpoint_id"])
+        return made["checkpoint_id"]
+
+    async def _run_from(self, checkpoint_id: str) -> None:
+        before = set(self.answers.outcomes)
+        async with self.conversation.running():
+            await self.loop.run(input=None, checkpoint_id=checkpoint_id)
+        for call_id, envelope in self.answers.outcomes.items():
+            error = envelope.get("error") if call_id not in before else None
+            if isinstance(error, dict) and error.get("code") in _DECLINED:
+                raise ReplayDeclined(str(envelope.get("tool", "")), call_id, str(error.get("code")))
+
+    async def _state(self, checkpoint_id: str) -> ThreadState:
+        """The thread's state at `checkpoint_id`; UnknownCheckpoint when it is not one of this thread's."""
+        try:
+            state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
+        except HTTPStatusError as error:
+            if error.status in (404, 422, 400):
+                raise UnknownCheckpoint(checkpoint_id, self.thread.id) from error
+            raise
+        found = (state.get("checkpoint") or {}).get("checkpoint_id")
+        # The in-memory server answers an unknown (or another thread's) id with an empty state that
+        # echoes the id: a real checkpoint always has its metadata and creation time.
+        if found != checkpoint_id or not state.get("metadata") or not state.get("created_at"):
+            raise UnknownCheckpoint(checkpoint_id, self.thread.id)
+        return state
+
+    async def _idle(self) -> None:
+        if self.conversation.active:
+            raise RunActive(self.thread.id, "of this session")
+        statuses: tuple[RunStatus, ...] = ("running", "pending")
+        for status in statuses:
+            runs = await self.client.runs.list(self.thread.id, status=status, limit=1)
+            if runs:
+                raise RunActive(self.thread.id, runs[0]["run_id"])

@@ -1,0 +1,53 @@
+"""The timeline's typed errors: each says what was refused, and nothing was changed."""
+
+from __future__ import annotations
+
+__all__ = ["HistoryPageFailed", "ReplayDeclined", "RunActive", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
+
+
+class TimelineError(ValueError):
+    """Base of every refused time-travel request."""
+
+    code = "timeline_error"
+
+
+class UnknownCheckpoint(TimelineError):
+    """The checkpoint does not exist, or belongs to another thread."""
+
+    code = "unknown_checkpoint"
+
+    def __init__(self, checkpoint_id: str, thread_id: str) -> None:
+        super().__init__(f"checkpoint {checkpoint_id!r} is not a checkpoint of thread {thread_id!r}")
+        self.checkpoint_id, self.thread_id = checkpoint_id, thread_id
+
+
+class RunActive(TimelineError):
+    """A run is going on the thread: a replay or fork now would race it."""
+
+    code = "run_active"
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        super().__init__(f"run {run_id} is still going on thread {thread_id}; wait for it to end or cancel it")
+        self.thread_id, self.run_id = thread_id, run_id
+
+
+class HistoryPageFailed(TimelineError):
+    """A history page could not be read after its retries; the timeline keeps the steps it has."""
+
+    code = "history_page_failed"
+
+
+class StaleResponse(TimelineError):
+    """A page that arrived for a timeline that is no longer shown (another thread, or a newer refresh)."""
+
+    code = "stale_response"
+
+
+class ReplayDeclined(TimelineError):
+    """The replay reached a device tool that is now declined (e.g. location permission withdrawn)."""
+
+    code = "replay_declined"
+
+    def __init__(self, tool: str, tool_call_id: str, reason: str) -> None:
+        super().__init__(f"the replay asked {tool} again and it was declined ({reason}); the branch before stays")
+        self.tool, self.tool_call_id, self.reason = tool, tool_call_id, reason

@@ -1,0 +1,177 @@
+"""What the timeline keeps of one history entry: a few facts, never the entry's whole values.
+
+A history entry carries the thread's whole state at that checkpoint (every message, the screen);
+the timeline keeps only what names the step and places it in the tree, so the memory a shown step
+costs does not grow with the conversation. Opening a step reads its full state again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Interruption", "LastMessage", "StepFacts", "checkpoint_id", "facts_of"]
+
+TEXT_LIMIT = 80  # a step's title quotes at most this much of a message
+
+
+@dataclass(frozen=True, slots=True)
+class LastMessage:
+    """The newest message of the state: what the step most likely added."""
+
+    id: str
+    type: str  # human | ai | tool
+    text: str  # shortened
+    tool_name: str = ""  # a tool message's tool
+    tool_call_id: str = ""  # a tool message's call
+    error_code: str = ""  # a tool message whose envelope failed (e.g. permission_denied)
+    calls: tuple[tuple[str, str], ...] = ()  # an AI message's tool calls: (name, id)
+
+
+@dataclass(frozen=True, slots=True)
+class Interruption:
+    """One interrupt the checkpoint waits on, reduced to what names it."""
+
+    id: str
+    kind: str  # tool | ui_action_request | tool_approval | other
+    tool_name: str = ""
+    tool_call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepFacts:
+    id: str
+    parent_id: str | None
+    step: int | None
+    source: str  # input | loop | update | fork
+    created_at: str
+    next: tuple[str, ...]
+    message_count: int
+    last: LastMessage | None
+    interrupts: tuple[Interruption, ...]
+    spec_revision: int | None  # the screen on record's identity
+    spec_call_id: str
+    action_count: int  # ui_actions performed so far
+    last_action: tuple[str, str, str] | None  # (action, idempotency key, business reference) of the newest
+    run_id: str
+    created_by: str  # who made it: the user id of the run, or "system"
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.interrupts)
+
+
+def checkpoint_id(config: Any) -> str | None:
+    """The id in a checkpoint object or a config ({checkpoint_id} or {configurable: {checkpoint_id}})."""
+    if not isinstance(config, Mapping):
+        return None
+    found = config.get("checkpoint_id") or (config.get("configurable") or {}).get("checkpoint_id")
+    return str(found) if found else None
+
+
+def facts_of(entry: Mapping[str, Any]) -> StepFacts:
+    """The facts of one history entry (raises KeyError when it has no checkpoint id)."""
+    cid = checkpoint_id(entry.get("checkpoint"))
+    if not cid:
+        raise KeyError("history entry without a checkpoint id")
+    metadata = _map(entry.get("metadata"))
+    values = _map(entry.get("values"))
+    messages = _list(values.get("messages"))
+    spec = _map(values.get("ui_spec"))
+    identity = _map(spec.get("identity"))
+    actions = _list(values.get("ui_actions"))
+    step = metadata.get("step")
+    return StepFacts(
+        id=cid, parent_id=checkpoint_id(entry.get("parent_checkpoint")),
+        step=step if isinstance(step, int) else None, source=str(metadata.get("source") or ""),
+        created_at=str(entry.get("created_at") or ""), next=tuple(str(n) for n in entry.get("next") or ()),
+        message_count=len(messages), last=_last_message(messages[-1]) if messages else None,
+        interrupts=_interrupts(entry), spec_revision=_int(identity.get("revision")),
+        spec_call_id=str(identity.get("tool_call_id") or ""), action_count=len(actions),
+        last_action=_action(actions[-1]) if actions else None, run_id=str(metadata.get("run_id") or ""),
+        created_by=str(metadata.get("user_id") or metadata.get("created_by") or ""),
+    )
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks
+        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
+    return ""
+
+
+def _last_message(message: Any) -> LastMessage | None:
+    if not isinstance(message, Mapping):
+        return None
+    text = _text(message.get("content"))
+    calls = tuple((str(c.get("name", "")), str(c.get("id", ""))) for c in message.get("tool_calls") or []
+                  if isinstance(c, Mapping))
+    kind = str(message.get("type") or "")
+    return LastMessage(id=str(message.get("id") or ""), type=kind, text=_short(text),
+                       tool_name=str(message.get("name") or "") if kind == "tool" else "",
+                       tool_call_id=str(message.get("tool_call_id") or ""),
+                       error_code=_error_code(text) if kind == "tool" else "", calls=calls)
+
+
+def _error_code(text: str) -> str:
+    """The code of a failed tool envelope ({"ok": false, "error": {"code": ...}}), "" otherwise."""
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        return ""
+    error = envelope.get("error") if isinstance(envelope, dict) else None
+    if isinstance(error, Mapping):
+        return str(error.get("code") or "error")
+    return "error" if isinstance(error, str) else ""
+
+
+def _interrupts(entry: Mapping[str, Any]) -> tuple[Interruption, ...]:
+    found: dict[str, Interruption] = {}
+    raw = list(entry.get("interrupts") or [])
+    for task in entry.get("tasks") or []:
+        if isinstance(task, Mapping):
+            raw.extend(task.get("interrupts") or [])
+    for item in raw:
+        if isinstance(item, Mapping) and str(item.get("id", "")) not in found:
+            found[str(item.get("id", ""))] = _interruption(item)
+    return tuple(found.values())
+
+
+def _interruption(item: Mapping[str, Any]) -> Interruption:
+    value = _map(item.get("value"))
+    kind = str(value.get("type") or "other")
+    call = _map(value.get("tool_call") or value.get("toolCall"))
+    if kind == "tool_approval":
+        return Interruption(str(item.get("id", "")), kind, str(value.get("name") or ""),
+                            str(value.get("tool_call_id") or ""))
+    if call:
+        return Interruption(str(item.get("id", "")), kind, str(call.get("name") or ""), str(call.get("id") or ""))
+    return Interruption(str(item.get("id", "")), kind)
+
+
+def _action(record: Any) -> tuple[str, str, str] | None:
+    if not isinstance(record, Mapping):
+        return None
+    result = _map(record.get("result"))
+    reference = str(result.get("work_order") or record.get("subject") or "")
+    return str(record.get("action") or ""), str(record.get("idempotency_key") or ""), reference

@@ -1,0 +1,100 @@
+"""Name a step for people, from what it did: the facts of its checkpoint against its parent's.
+
+The history has no "what happened" field in this server version (`metadata.writes` is absent), so a
+step is named from the difference with its parent: a message added (whose?), a screen revision, an
+action performed, and what the checkpoint now waits on. Node names are kept for the details view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .facts import Interruption, LastMessage, StepFacts
+
+__all__ = ["StepName", "name_step"]
+
+# What a tool's work is called in a title ("Read your draft", "Waiting for your device: your draft").
+_TOOL_OBJECT = {
+    "read_local_draft": "your draft", "save_local_draft": "your draft", "get_current_location": "your location",
+    "attach_photo": "a photo", "render_ui": "a screen", "create_work_order": "a work order",
+}
+_TOOL_DONE = {
+    "read_local_draft": "Read your draft", "save_local_draft": "Saved your draft",
+    "get_current_location": "Asked for your location", "attach_photo": "Asked for a photo",
+}
+_TOOL_PLAN = {
+    "read_local_draft": "ask for your draft", "get_current_location": "ask for your location",
+    "attach_photo": "ask for a photo", "render_ui": "show a screen", "create_work_order": "raise a work order",
+}
+_DECLINED = {"permission_denied", "declined", "cancelled"}
+
+
+@dataclass(frozen=True, slots=True)
+class StepName:
+    title: str
+    kind: str  # you | agent | device | screen | action | waiting | internal
+    call_ids: tuple[str, ...] = ()  # tool call ids the step carries
+    spec: str = ""  # the screen identity it carries ("rev 2 · call_…")
+
+
+def name_step(step: StepFacts, parent: StepFacts | None) -> StepName:
+    """The step's title; `parent` is None when its parent is not loaded (yet) or it has none."""
+    grew = parent is None or step.message_count > parent.message_count
+    last = step.last
+    if step.source == "input":
+        return StepName("Started a run", "internal")
+    if step.source == "fork":  # the copy a replay starts from
+        return StepName("Replayed from here", "internal")
+    if last is not None and last.type == "human" and (grew or step.source == "update"):
+        edited = " (edited)" if step.source == "update" else ""
+        return StepName(f"You said: {last.text}{edited}", "you")
+    if step.interrupts:
+        return _waiting(step.interrupts)
+    if parent is not None and step.action_count > parent.action_count and step.last_action:
+        return _action(step)
+    if parent is not None and step.spec_revision is not None and step.spec_revision != parent.spec_revision:
+        return StepName(f"Showed the inspection screen (rev {step.spec_revision})", "screen",
+                        (step.spec_call_id,), _spec(step))
+    if last is not None and grew and parent is not None:
+        return _message(last)
+    if parent is None and last is not None and step.source == "update":
+        return StepName("Changed a value", "you")
+    return StepName("Checked the agent's work", "internal")
+
+
+def _spec(step: StepFacts) -> str:
+    return f"rev {step.spec_revision} · {step.spec_call_id}" if step.spec_revision is not None else ""
+
+
+def _waiting(interrupts: tuple[Interruption, ...]) -> StepName:
+    ids = tuple(i.tool_call_id for i in interrupts if i.tool_call_id)
+    kinds = {i.kind for i in interrupts}
+    if "ui_action_request" in kinds:
+        return StepName("Waiting for your decision", "waiting", ids)
+    if "tool_approval" in kinds:
+        names = ", ".join(i.tool_name for i in interrupts if i.kind == "tool_approval")
+        return StepName(f"Waiting for your approval: {names}", "waiting", ids)
+    objects = ", ".join(_TOOL_OBJECT.get(i.tool_name, i.tool_name) for i in interrupts if i.tool_name)
+    return StepName(f"Waiting for your device: {objects}" if objects else "Waiting for you", "waiting", ids)
+
+
+def _action(step: StepFacts) -> StepName:
+    assert step.last_action is not None
+    action, key, reference = step.last_action
+    if action == "create_work_order":
+        return StepName(f"Work order {reference} created", "action", (key,))
+    return StepName(f"Done: {action.replace('_', ' ')} ({reference})", "action", (key,))
+
+
+def _message(last: LastMessage) -> StepName:
+    if last.type == "tool":
+        done = _TOOL_DONE.get(last.tool_name, f"Ran {last.tool_name}")
+        if last.error_code in _DECLINED:
+            return StepName(f"{done}: declined", "device", (last.tool_call_id,))
+        if last.error_code:
+            return StepName(f"{done}: failed ({last.error_code})", "device", (last.tool_call_id,))
+        return StepName(done, "device", (last.tool_call_id,))
+    if last.calls:
+        plans = " and ".join(_TOOL_PLAN.get(name, f"call {name}") for name, _ in last.calls)
+        return StepName(f"Decided to {plans}", "agent", tuple(cid for _, cid in last.calls))
+    return StepName(f"Agent said: {last.text}" if last.text else "Agent answered", "agent")
