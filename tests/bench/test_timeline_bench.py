@@ -1,0 +1,139 @@
+"""Timeline first paint and memory with paging, against fetching the whole history in one call.
+
+A thread of 1,000 checkpoints (recorded real entries, chained and grown like a long inspection: every
+checkpoint carries the messages so far) is served by a tiny loopback HTTP server that answers
+`POST /threads/{id}/history` with `limit` and `before` as the agent server does. The code under test is
+the real one: `AgentServerClient` over HTTP, `TimelinePager`, the tree and the step names, and the
+`timeline.j2` template. Baseline, same run: one `get_history(limit=1000)` built into the same steps.
+
+Run: python -m pytest tests/bench/test_timeline_bench.py -s
+Targets: first paint <= 0.2x fetch-all; memory flat from 100 to 1,000 checkpoints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import gc
+import json
+import threading
+import time
+import tracemalloc
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.timeline import StaleGuard, TimelinePager, TimelineTree, shown
+from sitewalk.ui.render import render_template
+
+RECORDED = json.loads((Path(__file__).parents[1] / "unit" / "fixtures" / "history" / "confirm_fork.json").read_text())
+
+
+def _history(n: int) -> list[bytes]:
+    """n checkpoints of one thread, newest first, each serialized once (the server's JSON)."""
+    templates = [e for e in reversed(RECORDED["all"]) if e["values"].get("messages")]
+    pool = [m for e in templates for m in e["values"]["messages"]]
+    entries = []
+    for i in range(n):
+        entry = copy.deepcopy(templates[i % len(templates)])
+        count = i // 10 + 1  # the conversation grows: every checkpoint carries all messages so far
+        entry["values"]["messages"] = [{**pool[k % len(pool)], "id": f"m{k}"} for k in range(count)]
+        entry["checkpoint"] = {"checkpoint_id": f"cp-{i:06d}", "thread_id": "t"}
+        entry["parent_checkpoint"] = {"checkpoint_id": f"cp-{i - 1:06d}"} if i else None
+        entry["metadata"] = {**entry["metadata"], "step": i}
+        entries.append(json.dumps(entry).encode())
+    return entries[::-1]
+
+
+class _History(BaseHTTPRequestHandler):
+    entries: list[bytes] = []
+    index: dict[str, int] = {}
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
+        before = ((body.get("before") or {}).get("configurable") or {}).get("checkpoint_id")
+        start = self.index[before] + 1 if before else 0
+        payload = b"[" + b",".join(self.entries[start:start + int(body.get("limit", 10))]) + b"]"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _serve(n: int) -> tuple[ThreadingHTTPServer, str]:
+    entries = _history(n)
+    handler = type("Handler", (_History,), {"entries": entries, "index": {
+        json.loads(e)["checkpoint"]["checkpoint_id"]: i for i, e in enumerate(entries)}})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _paint(tree: TimelineTree) -> str:
+    return render_template("timeline.j2", shown=shown("t", tree))
+
+
+async def _first_paint(url: str) -> tuple[float, int, int, Any]:
+    async with AgentServerClient(url) as client:
+        async def page(limit: int, before: str | None) -> Any:
+            return await client.threads.get_history("t", limit=limit, before=before)
+
+        await client.threads.get_history("t", limit=1)  # warm the connection for both sides alike
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        tree = await TimelinePager("t", page, StaleGuard()).first_page()
+        html = _paint(tree)
+        elapsed = time.perf_counter() - t0
+        gc.collect()  # what stays is what the timeline holds, not a response waiting for the collector
+        kept, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert html.count("<li") == len(tree) > 0
+        return elapsed, kept, peak, tree
+
+
+async def _fetch_all(url: str, n: int) -> tuple[float, int, int]:
+    async with AgentServerClient(url) as client:
+        await client.threads.get_history("t", limit=1)
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        history = await client.threads.get_history("t", limit=n)
+        tree = TimelineTree()
+        tree.add_page(history, n)
+        html = _paint(tree)
+        elapsed = time.perf_counter() - t0
+        gc.collect()  # what stays is what the timeline holds, not a response waiting for the collector
+        kept, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert html.count("<li") == n
+        return elapsed, kept, peak
+
+
+def _best(runs: int, make: Any) -> Any:
+    results = [asyncio.run(make()) for _ in range(runs)]
+    return min(results, key=lambda r: r[0])
+
+
+def test_bench_timeline_first_paint_and_memory_with_paging():
+    figures = {}
+    for n in (100, 1000):
+        server, url = _serve(n)
+        try:
+            paged = _best(3, lambda url=url: _first_paint(url))
+            whole = _best(3, lambda url=url, n=n: _fetch_all(url, n))
+        finally:
+            server.shutdown()
+        figures[n] = (paged, whole)
+        print(f"\n{n} checkpoints: first paint {paged[0] * 1e3:.1f} ms (kept {paged[1] / 1024:.0f} KiB, "
+              f"peak {paged[2] / 1024:.0f} KiB); fetch-all {whole[0] * 1e3:.1f} ms (kept {whole[1] / 1024:.0f} KiB, "
+              f"peak {whole[2] / 1024:.0f} KiB); time ratio {paged[0] / whole[0]:.3f} (target <= 0.2)")
+    (p100, _), (p1000, w1000) = figures[100], figures[1000]
+    print(f"memory with paging, 1,000 vs 100 checkpoints: kept {p1000[1] / p100[1]:.2f}x, "
+          f"peak {p1000[2] / p100[2]:.2f}x (flat = ~1x; the peak is the first page's response, whose entries "
+          f"carry every message so far); "
+          f"fetch-all at 1,000 peaks at {w1000[2] / p1000[2]:.0f}x the paged peak")
+    assert len(p1000[3]) == 20 and p1000[3].cursor == "cp-000980"  # one page, and the cursor to go on
