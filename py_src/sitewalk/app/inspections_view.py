@@ -1,0 +1,70 @@
+"""The list of this device's inspections: paged ("More"), each opened with one press.
+
+The device id is random, made once and kept in localStorage; the app puts it into each new thread's
+metadata, and the list finds the threads by it (`sitewalk.inspections`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..agentserver.client import AgentServerClient
+from ..agentserver.errors import AgentServerError
+from ..bridge import dom, storage, tasks
+from ..inspections import Inspection, InspectionList
+from ..ui.render import render_template
+
+__all__ = ["DEVICE_SETTING", "InspectionsView", "device_id"]
+
+DEVICE_SETTING = "sitewalk:device-id"
+
+
+def device_id() -> str:
+    """This device's id: made once, then read back (clearing the site's data makes a new device)."""
+    settings = storage.LocalStorageStore()
+    found = settings.get(DEVICE_SETTING)
+    if isinstance(found, str) and found:
+        return found
+    made = f"device-{uuid.uuid4().hex}"
+    settings.set(DEVICE_SETTING, made)
+    return made
+
+
+class InspectionsView:
+    def __init__(self, client: AgentServerClient, device: str, open_one: Callable[[Inspection], Awaitable[None]],
+                 current: Callable[[], str | None]) -> None:
+        self.client = client
+        self.device = device
+        self.open_one = open_one
+        self.current = current  # the thread on screen (marked in the list)
+        self.list = InspectionList(client, device)
+
+    def attach(self) -> None:
+        tasks.on("sw-inspections-more", "click", self.more)
+        tasks.on("sw-inspections", "click", self._on_click)
+
+    async def refresh(self) -> None:
+        """Read the list again from its first page (after a start, when a run ends)."""
+        self.list = InspectionList(self.client, self.device)
+        await self.more()
+
+    async def more(self, _event: Any = None) -> None:
+        try:
+            await self.list.more()
+        except AgentServerError as exc:
+            dom.show_status(f"Could not list this device's inspections: {exc}", error=True)
+            return
+        dom.set_html("sw-inspections", render_template("inspections.j2", entries=self.list.entries,
+                                                        current=self.current()))
+        dom.element("sw-inspections-more").hidden = not self.list.has_more
+
+    async def _on_click(self, event: Any) -> None:
+        button = dom.closest(event.target, "button[data-thread-id]")
+        if button is None:
+            return
+        thread_id = dom.attribute(button, "data-thread-id")
+        entry = next((e for e in self.list.entries if e.thread_id == thread_id), None)
+        if entry is not None:
+            await self.open_one(entry)
