@@ -115,7 +115,11 @@ class Soak:
             self.tally["duplicate_deliveries"] += 1
             await self.deliver(thread_id, pending)
         final = await self.until(lambda c: self.finished(c, thread_id, pending))
-        self.judge(final, pending["value"]["tool_call"]["id"])
+        if not self.judge(final, pending["value"]["tool_call"]["id"]):
+            runs = await self.call(lambda c: c.runs.list(thread_id, limit=20))
+            last = final["values"]["messages"][-1]
+            print(f"\nlost: thread {thread_id} runs {[r['status'] for r in runs]} last message "
+                  f"{last.get('type')}: {str(last.get('content'))[:120]!r}")
 
     async def start(self, thread_id: str) -> None:
         """Start the run once: a retry after an unreachable server first checks it did not start."""
@@ -140,25 +144,28 @@ class Soak:
     async def finished(self, client: AgentServerClient, thread_id: str, pending: Any) -> Any:
         """The final state once the run is done; while the answered interrupt is still pending and
         no run is active, deliver the kept answer again (the app's reload)."""
+        active = [r for r in await client.runs.list(thread_id, limit=20) if r["status"] in ("pending", "running")]
+        if active:  # a killed server's run waits for its lease to run out, then the other server takes it
+            return None
         state = await client.threads.get_state(thread_id)
         if pending in pending_interrupts(state):
-            if not await client.runs.list(thread_id, status="running") and not await client.runs.list(
-                    thread_id, status="pending"):
-                self.tally["redeliveries"] += 1
-                await self.deliver(thread_id, pending)
+            self.tally["redeliveries"] += 1
+            await self.deliver(thread_id, pending)
             return None
-        done = not state.get("next") and state["values"].get("messages")
-        return state if done else None
+        return state if not state.get("next") and state["values"].get("messages") else None
 
-    def judge(self, final: Any, call_id: str) -> None:
+    def judge(self, final: Any, call_id: str) -> bool:
+        """Count the outcome; False when the result was lost."""
         messages = final["values"].get("messages", [])
         results = [m for m in messages if m.get("type") == "tool" and m.get("tool_call_id") == call_id]
         closing = [m for m in messages if m.get("content") == CLOSING]
-        if not results or not closing:
-            self.tally["results_lost"] += 1
         if len(results) > 1 or len(closing) > 1:
             self.tally["duplicate_results"] += 1
         self.tally["finished"] += 1
+        if not results or not closing:
+            self.tally["results_lost"] += 1
+            return False
+        return True
 
 
 async def _first_pending(client: AgentServerClient, thread_id: str) -> Any:
