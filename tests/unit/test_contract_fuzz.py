@@ -79,8 +79,10 @@ def _assert_typed(envelope: dict[str, Any]) -> None:
         assert len(envelope["error"]["message"]) <= headless.MAX_MESSAGE
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                                   HealthCheck.function_scoped_fixture])
+SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=SLOW_OK)
 @given(answers)
 def test_any_answer_ends_in_a_typed_bounded_envelope(monkeypatch, resume):
     envelope, stored = _run(resume, monkeypatch)
