@@ -18,6 +18,7 @@ from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
+from .audit_view import AuditView
 from .device import RequestDialog
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ async def main(config: Any) -> None:
             error = envelope["error"]
             dom.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
 
+    AuditView(client, lambda: getattr(next(iter(newest), None), "thread_id", None)).attach()
     tasks.on("sw-start", "click", start)
     tasks.on("sw-save-draft", "click", save_draft)
     dom.mark_ready()
