@@ -54,8 +54,13 @@ def test_recorded_stream_is_crlf_and_decodes(name):
     raw = (FIXTURES / name).read_bytes()
     assert b"\r\n" in raw
     events = decode([raw.decode("utf-8")])
-    assert events and events[0].event == "metadata"
-    assert "run_id" in json.loads(events[0].data)
+    assert events
+    if name.endswith(("_events.sse", "_events_since.sse")):  # the event protocol: sequence numbers
+        seqs = [json.loads(event.data)["seq"] for event in events]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    else:  # a run stream opens with its run's metadata
+        assert events[0].event == "metadata"
+        assert "run_id" in json.loads(events[0].data)
     for event in events:
         json.loads(event.data)  # every payload is whole JSON
         assert "\r" not in event.data
