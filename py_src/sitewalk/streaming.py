@@ -1,7 +1,9 @@
 """Assemble a run's `messages-tuple` stream: text per message, tool-call arguments per call.
 
 Fragments are keyed by (namespace, message id, chunk index) — never one global string — and the
-`id`/`name` that only the first fragment carries are remembered for the rest. The partial parsed
+`id`/`name` that only the first fragment carries are remembered for the rest. The session's view of
+a run; `sitewalk.calls` has the protocol-neutral assembly keyed by (namespace, call id) and the
+lifecycle whose first two states (`collecting_args`, `args_ready`) are tracked here. The partial parsed
 `tool_calls` the server attaches to chunks are ignored (DESIGN: misleading).
 """
 
@@ -11,13 +13,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .calls.lifecycle import CallStatus
+
 
 class CallState:
-    collecting_args = "collecting_args"
-    args_ready = "args_ready"
-    running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
+    """The lifecycle's states (`sitewalk.calls.lifecycle.CallStatus`) as this module's callers spell them."""
+
+    collecting_args = CallStatus.COLLECTING_ARGS
+    args_ready = CallStatus.ARGS_READY
+    running = CallStatus.RUNNING
+    succeeded = CallStatus.SUCCEEDED
+    failed = CallStatus.FAILED
 
 
 @dataclass
@@ -26,7 +32,7 @@ class ToolCallProgress:
     id: str | None = None
     name: str | None = None
     fragments: list[str] = field(default_factory=list)
-    state: str = CallState.collecting_args
+    state: CallStatus = CallState.collecting_args
     args: dict[str, Any] | None = None
 
     @property

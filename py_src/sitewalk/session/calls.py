@@ -1,11 +1,21 @@
-"""Tool calls on the view: their progress, and their end shown once (from the stream or the answer)."""
+"""Tool calls on the view: each call walks the lifecycle (`sitewalk.calls.lifecycle`), shown as it goes.
+
+The board keeps one `CallLifecycle` per call id and shows every state it reaches:
+`collecting_args` while fragments arrive, `args_ready` when the message ends, then for a headless tool
+answered here `validated → review_not_required → running` (its interrupt reached the device: the server
+checked the arguments against the tool's schema, and headless tools are not gated), and `succeeded` or
+`failed` from this device's answer or the server's tool message. A state learned late (after a reload,
+or a tool the server ran on its own) is reached through the states it must have passed (`path_to`).
+A state the call has already left (an event replayed by a rejoin) moves nothing: the view never goes
+back. Review (`review_required → approved | rejected`) is moved by the review part with `show`.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ..streaming import CallState
+from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
 from .view import View
 
 __all__ = ["CallBoard", "envelope_detail", "error_summary"]
@@ -15,15 +25,32 @@ class CallBoard:
     def __init__(self, view: View) -> None:
         self.view = view
         self.settled: set[str] = set()  # tool calls whose end the view has shown
+        self.lifecycles: dict[str, CallLifecycle] = {}
 
-    def show(self, call_id: str, name: str, state: str, detail: str = "") -> None:
-        self.view.tool_call(call_id, name, state, detail)
+    def status(self, call_id: str) -> CallStatus | None:
+        found = self.lifecycles.get(call_id)
+        return found.status if found else None
+
+    def show(self, call_id: str, name: str, state: str, detail: str = "") -> bool:
+        """Move the call to `state` (through the states it must have passed) and show it.
+
+        False, and nothing shown, when the call cannot get there (it already left that state)."""
+        if not self._move(call_id, state):
+            return False
+        self.view.tool_call(call_id, name, self.lifecycles[call_id].status, detail)
+        return True
+
+    def _move(self, call_id: str, state: str) -> bool:
+        call = self.lifecycles.setdefault(call_id, CallLifecycle(call_id))
+        route = path_to(call.status, state)
+        if route is None:
+            return False
+        call.walk(route)
+        return True
 
     def ended(self, call_id: str, name: str, envelope: dict[str, Any]) -> None:
-        """This device answered the call with `envelope`."""
-        state = CallState.succeeded if envelope.get("ok") else CallState.failed
-        self.view.tool_call(call_id, name, state, envelope_detail(envelope))
-        self.settled.add(call_id)
+        """This device answered the call with `envelope` (the call ran here)."""
+        self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
     def settle(self, messages: list[Any]) -> None:
         """A tool message in the state is the server's word on how a call ended (shown once)."""
@@ -33,11 +60,16 @@ class CallBoard:
             call_id = str(message.get("tool_call_id") or "")
             if not call_id or call_id in self.settled:
                 continue
-            self.settled.add(call_id)
             failed = message.get("status") == "error"
             detail = error_summary(message.get("content")) if failed else ""
-            self.view.tool_call(call_id, str(message.get("name") or "?"),
-                                CallState.failed if failed else CallState.succeeded, detail)
+            self._ran(call_id, str(message.get("name") or "?"), not failed, detail)
+
+    def _ran(self, call_id: str, name: str, ok: bool, detail: str) -> None:
+        """A call that ran ended: through `running`, never `args_ready → failed` (that means bad arguments)."""
+        self.settled.add(call_id)
+        if self.status(call_id) not in (CallStatus.RUNNING, CallStatus.OUTCOME_UNKNOWN):
+            self._move(call_id, CallStatus.RUNNING)  # it ran, unseen: the end is what is shown
+        self.show(call_id, name, CallStatus.SUCCEEDED if ok else CallStatus.FAILED, detail)
 
 
 def envelope_detail(envelope: dict[str, Any]) -> str:

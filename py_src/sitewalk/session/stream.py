@@ -86,8 +86,8 @@ class RunStream:
 
     def _show(self, part: StreamPart, assembler: RunAssembler, streamed: Streamed) -> None:
         kind = part.event.split("|", 1)[0]
-        if kind == "messages":
-            for change in assembler.feed(part.data):
+        if kind == "messages":  # a subgraph's event name carries its namespace: `messages|<ns>`
+            for change in assembler.feed(part.data, namespace=part.event.partition("|")[2]):
                 self._change(change)
         elif kind == "values" and isinstance(part.data, dict):
             streamed.values = part.data
