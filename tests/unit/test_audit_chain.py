@@ -86,8 +86,20 @@ def test_a_fork_two_records_for_one_number_is_reported():
     assert problem is not None and "fork" in problem.what
 
 
+class YieldingStore(InMemoryStore):
+    """The server's store does I/O: each call gives the event loop to others, as parallel tool calls do."""
+
+    async def aget(self, *args, **kwargs):
+        await asyncio.sleep(0)
+        return await super().aget(*args, **kwargs)
+
+    async def aput(self, *args, **kwargs):
+        await asyncio.sleep(0)
+        return await super().aput(*args, **kwargs)
+
+
 def test_concurrent_appends_to_one_thread_make_one_chain():
-    store = InMemoryStore()
+    store = YieldingStore()
 
     async def go():
         trail = AuditTrail(store, "thread-1")

@@ -17,6 +17,7 @@ scheme keeps both records and `verify` reports the fork instead of losing one si
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +25,8 @@ from sitewalk.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespa
 
 __all__ = ["NAMESPACE", "AuditTrail", "audit_namespace"]
 
-_LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
+# Weak: a lock nobody holds or waits for goes away (one per live thread, not one per thread ever seen).
+_LOCKS: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 def _lock_for(thread_id: str) -> asyncio.Lock:
