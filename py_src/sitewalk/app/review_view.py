@@ -1,0 +1,78 @@
+"""The review cards in the page (`session.reviews.ReviewCards`): one card per pending per-call review.
+
+The cards are drawn from the server's pending reviews (`ReviewBoard`); Approve, Reject (with its
+reason) and "Use these arguments" (an edit: revision n+1) only record a choice on the card. "Send
+decisions" sends every decided card in one resume through `on_submit`; undecided cards stay pending.
+What the server then waits on is read again and drawn again, so nothing shown comes from local
+button state after a send or a reload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..bridge import dom, tasks
+from ..session.review_board import ReviewBoard, SeenRevision
+from ..session.reviews import ReviewRefused
+from ..ui.render import render_template
+
+__all__ = ["ReviewCardsView"]
+
+CONTAINER = "sw-reviews"
+Submit = Callable[[dict[str, dict[str, Any]]], Awaitable[Any]]
+
+
+class ReviewCardsView:
+    def __init__(self, on_submit: Submit) -> None:
+        self.on_submit = on_submit
+        self.board = ReviewBoard()
+        self._listener: Any = None
+
+    def reviews(self, pending: list[dict[str, Any]]) -> None:
+        self.board.show(pending)
+        self._draw()
+
+    def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        self.board.refuse(interrupt_id, code, message)
+        self._draw()
+
+    def _container(self) -> Any:
+        calls = dom.element("sw-tool-calls")
+        node = dom.ensure_element(CONTAINER, "section", "sw-reviews", "region", calls.parentNode, calls.nextSibling)
+        if self._listener is None:  # one delegated listener for every card's buttons
+            self._listener = tasks.handler(self._on_click)
+            node.addEventListener("click", self._listener)
+        return node
+
+    def _draw(self) -> None:
+        node = self._container()
+        cards = self.board.cards()
+        node.hidden = not cards and not self.board.notices()
+        node.innerHTML = render_template("review_cards.j2", cards=cards, notices=self.board.notices())
+
+    async def _on_click(self, event: Any) -> None:
+        button = dom.closest(event.target, "[data-review-action]")
+        if button is None:
+            return
+        action = dom.attribute(button, "data-review-action") or ""
+        if action == "send":
+            decisions = self.board.take()
+            self._draw()
+            if decisions:
+                await self.on_submit(decisions)
+            return
+        card = dom.closest(button, "[data-interrupt-id]")
+        if card is not None:
+            self._choose(card, action)
+
+    def _choose(self, card: Any, action: str) -> None:
+        iid = dom.attribute(card, "data-interrupt-id") or ""
+        seen = SeenRevision(int(dom.attribute(card, "data-args-revision") or 0),
+                            dom.attribute(card, "data-args-hash") or "")
+        try:
+            self.board.choose(iid, action, seen, args_text=str(dom.query(card, ".sw-review-json").value),
+                              reason=str(dom.query(card, ".sw-review-reason").value))
+        except ReviewRefused as refused:
+            self.board.refuse(iid, refused.code, refused.message)
+        self._draw()
