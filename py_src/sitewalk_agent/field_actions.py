@@ -7,8 +7,9 @@ real effect is recorded in the Agent Server's store, which stands in for the ext
 - work orders: namespace `("sitewalk", "field", "work_orders")`, key = the idempotency key
   `work-order:<inspection_id>:<subject slug>`. A second call with the same key (a replay, a retry
   after `outcome_unknown`) gets the recorded order back (`replayed: true`), never a second one.
-  Seam: when `sitewalk_agent.workorders` (the SQLite work-order database) exists, `_WorkOrders`
-  is the one place to call it instead.
+  Seam: `sitewalk_agent.workorders` (the SQLite ticket system with a UNIQUE key, used by the
+  ConfirmButton's action) is not called yet; `create_work_order`'s `_record_once` is the one place
+  to switch to `WorkOrders().acreate(key, ...)`.
 - notifications: `("sitewalk", "field", "notifications")`, key `notify:<inspection_id>:<sha of text>`.
 - photo archive: `("sitewalk", "field", "photo_archive")`, key `<inspection_id>:<photo_id>`.
 - deletions: `("sitewalk", "field", "photo_deletions")`, same key.
