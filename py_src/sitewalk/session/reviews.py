@@ -28,6 +28,7 @@ from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError
+from ..calls.lifecycle import CallStatus
 from .loop import RunLoop
 from .thread import Thread
 from .view import View
@@ -36,7 +37,7 @@ __all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "
            "check_decisions", "edit", "pending_reviews", "reconcile", "reject"]
 
 REVIEW_TYPE = "tool_approval"
-OUTCOME_UNKNOWN = "outcome_unknown"
+OUTCOME_UNKNOWN = CallStatus.OUTCOME_UNKNOWN.value  # the lifecycle's own states (calls.lifecycle)
 RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision"]
 
 
@@ -125,9 +126,9 @@ def reconcile(call_ids: Mapping[str, str], state: Mapping[str, Any]) -> dict[str
     out: dict[str, str] = {}
     for call_id in call_ids:
         if call_id in answered:
-            out[call_id] = "failed" if answered[call_id].get("status") == "error" else "succeeded"
+            out[call_id] = CallStatus.FAILED if answered[call_id].get("status") == "error" else CallStatus.SUCCEEDED
         else:
-            out[call_id] = "review_required" if call_id in waiting else OUTCOME_UNKNOWN
+            out[call_id] = CallStatus.REVIEW_REQUIRED if call_id in waiting else OUTCOME_UNKNOWN
     return out
 
 
@@ -206,4 +207,4 @@ class Reviews:
     def _settle(self, state: dict[str, Any]) -> None:
         for call_id, status in reconcile(self.unknown, state).items():
             if status != OUTCOME_UNKNOWN:
-                self.view.tool_call(call_id, self.unknown.pop(call_id), status)
+                self.view.tool_call(call_id, self.unknown.pop(call_id), str(status))
