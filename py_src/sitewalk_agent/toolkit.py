@@ -10,7 +10,7 @@ from sitewalk.contracts.tools import ToolContract
 from sitewalk_agent.audit.middleware import AuditMiddleware
 from sitewalk_agent.field_actions import FieldActionsMiddleware
 from sitewalk_agent.middleware import GenerativeUiMiddleware, HeadlessToolsMiddleware, UiActionsMiddleware
-from sitewalk_agent.review import ReviewMiddleware
+from sitewalk_agent.review import REVIEWED_TOOLS, ReviewMiddleware
 
 __all__ = ["field_review_middleware", "sitewalk_middleware"]
 
@@ -18,7 +18,8 @@ __all__ = ["field_review_middleware", "sitewalk_middleware"]
 def sitewalk_middleware(contracts: list[ToolContract] | None = None) -> list[AgentMiddleware[Any]]:
     """Headless tools (default: every contract Sitewalk's browser implements), screens, ConfirmButton actions,
     and the audit chain (first: it wraps every tool call, so each is recorded once it has an outcome)."""
-    return [AuditMiddleware(), HeadlessToolsMiddleware(contracts), GenerativeUiMiddleware(), UiActionsMiddleware()]
+    return [AuditMiddleware(reviewed=set(REVIEWED_TOOLS)), HeadlessToolsMiddleware(contracts),
+            GenerativeUiMiddleware(), UiActionsMiddleware()]
 
 
 def field_review_middleware() -> list[AgentMiddleware[Any]]:

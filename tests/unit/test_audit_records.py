@@ -128,3 +128,7 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
                for r in decisions.values())
     assert all(r["tool_call_id"] == i.value["tool_call_id"] for r, i in
                ((decisions[x.id], x) for x in (approve, edit, reject)))
+    calls = {r["tool_call_id"]: r for r in _records(items) if r["kind"] == "tool_call"}
+    ran = calls[edit.value["tool_call_id"]]  # the edited call ran with the edited args, after its decision
+    assert (ran["review_status"], ran["args_revision"], ran["args_hash"]) == ("edited", 2, args_hash(edited))
+    assert ran["seq"] > decisions[edit.id]["seq"]

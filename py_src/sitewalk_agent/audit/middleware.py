@@ -22,8 +22,9 @@ __all__ = ["AuditMiddleware"]
 class AuditMiddleware(AgentMiddleware):
     """Records each finished tool call in the thread's audit chain (see `sitewalk_agent.audit`).
 
-    `reviewed`: names of tools gated by per-call review; their calls are recorded as `reviewed` (the
-    decision itself is its own `review_decision` record), the others as `review_not_required`.
+    `reviewed`: names of tools gated by per-call review; their calls carry their decision's status,
+    revision and args hash (the decision itself is its own `review_decision` record, written first);
+    the others are `review_not_required`.
     """
 
     def __init__(self, reviewed: frozenset[str] | set[str] = frozenset()) -> None:

@@ -70,13 +70,29 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
     return f"failed:{code or 'error'}", answered_by
 
 
+async def _decision_for(store: Any, config: Any, tool_call_id: Any) -> dict[str, Any] | None:
+    """The review decision recorded for this call (a reviewed call runs the args its decision names)."""
+    thread_id = run_context(config)["thread_id"]
+    if store is None or not thread_id or not tool_call_id:
+        return None
+    found = await store.asearch(AuditTrail(store, thread_id, owner_of(config)).namespace,
+                                filter={"kind": "review_decision", "tool_call_id": tool_call_id}, limit=10)
+    return max((item.value for item in found), key=lambda v: v.get("seq", 0), default=None)
+
+
 async def record_tool_call(store: Any, config: Any, state: Any, tool_call: dict[str, Any], result: Any,
                            review_status: str = "review_not_required", args_revision: int = 1) -> dict[str, Any] | None:
-    """A finished tool call (headless or server tool), with its outcome."""
+    """A finished tool call (headless or server tool), with its outcome. A reviewed call carries the
+    revision and args hash of its decision: an edit runs revision 2, which the wrapper never sees."""
     outcome, detail = tool_outcome(result)
+    hashed = args_hash(tool_call.get("args"))
+    decision = await _decision_for(store, config, tool_call.get("id")) if review_status == "reviewed" else None
+    if decision is not None:
+        args_revision, hashed = int(decision.get("args_revision") or args_revision), str(decision.get("args_hash"))
+        review_status = str(decision.get("review_status") or review_status)
     return await append(store, config, state, kind="tool_call", tool_call_id=tool_call.get("id"),
                         tool_name=tool_call.get("name"), args_revision=args_revision,
-                        args_hash=args_hash(tool_call.get("args")), review_status=review_status,
+                        args_hash=hashed, review_status=review_status,
                         reviewer=actor(config, state), interrupt_id=interrupt_id_for(config),
                         outcome=outcome, detail=detail)
 
