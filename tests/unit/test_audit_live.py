@@ -125,3 +125,28 @@ def test_a_refused_read_exits_2(capsys):
         server.shutdown()
         server.server_close()
     assert "401" in capsys.readouterr().err
+
+
+def test_review_decisions_on_the_real_server_are_on_a_whole_chain(agent_server):
+    async def reviewed() -> str:
+        client = get_client(url=agent_server)
+        tid = (await client.threads.create())["thread_id"]
+        opening = "Start inspection inspection-78 script: review"
+        start: dict[str, Any] = {"messages": [{"role": "user", "content": opening}]}
+        await client.runs.wait(tid, "inspection", input=start)
+        pending = [i for i in (await client.threads.get_state(tid))["interrupts"]
+                   if i["value"].get("type") == "tool_approval"]
+        decisions = {i["id"]: {"type": "approve", "args_revision": i["value"]["args_revision"],
+                               "args_hash": i["value"]["args_hash"]} for i in pending}
+        await client.runs.wait(tid, "inspection", command={"resume": decisions})
+        await client.aclose()
+        return tid
+
+    tid = asyncio.run(reviewed())
+    assert _cli("verify", tid, "--server", agent_server).returncode == 0
+    records = json.loads(_cli("export", tid, "--server", agent_server).stdout)["records"]
+    approved = [r for r in records if r["kind"] == "review_decision"]
+    assert len(approved) == 3 and all(r["review_status"] == "approved" for r in approved)
+    ran = [r for r in records if r["kind"] == "tool_call" and r["tool_name"] in ("create_work_order",
+                                                                                  "notify_site_manager")]
+    assert len(ran) == 3 and all(r["review_status"] == "approved" and r["args_revision"] == 1 for r in ran)
