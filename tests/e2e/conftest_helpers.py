@@ -96,12 +96,15 @@ def save_screen(page: Any, test_name: str, step: str) -> Path:
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{test_name}--{step}").strip("_")
     path = SCREENS / f"{name}.png"
     before = page.viewport_size
+    scrolled = page.evaluate("() => window.scrollY")
     page.set_viewport_size(PHONE)
     try:
+        page.evaluate("() => window.scrollTo(0, 0)")  # from the top: a sticky header then stays at the top
         # two frames: the layout at the new width is painted before the shot
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
         page.screenshot(path=str(path), full_page=True, animations="disabled")
     finally:
         if before:
             page.set_viewport_size(before)
+        page.evaluate("(y) => window.scrollTo(0, y)", scrolled)
     return path
