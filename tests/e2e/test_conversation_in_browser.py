@@ -46,7 +46,7 @@ def test_a_message_sent_while_the_run_is_active_waits_then_goes(app):
     app.open()
     page = app.page
     app.seed_draft(inspection, DRAFT)
-    app.begin(inspection, note="script: slow-ui pace_ms=40")  # a slow screen: the run stays active
+    app.begin(inspection, note="pace_ms=60")  # the card streamed slowly: the run stays active
     page.wait_for_selector("#sw-tool-calls li[data-tool='render_ui']")
     say(app, "the risk is high")
     waiting = page.locator("#sw-outbox-messages")

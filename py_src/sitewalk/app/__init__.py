@@ -18,10 +18,12 @@ from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
-from .audit_view import AuditView
+from .composer import Composer, show_waiting_messages
 from .device import RequestDialog
+from .inspections_view import InspectionsView, device_id
 
 if TYPE_CHECKING:
+    from ..inspections import Inspection
     from ..session import InspectionSession
     from .view import DomView
 
@@ -75,7 +77,8 @@ async def main(config: Any) -> None:
         from ..session import Hooks, InspectionSession
 
         hooks = Hooks(book=answers, audit=AuditLog(drafts), on_contract_mismatch=show_mismatch,
-                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online)
+                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
+                      on_messages=show_waiting_messages)
         newest[:] = [InspectionSession(client, registry, view(), hooks, assistant_id=assistant_id)]
         return newest[0]
 
@@ -86,8 +89,9 @@ async def main(config: Any) -> None:
             return
         view().reset()
         session = new_session(on_thread=lambda thread_id: _remember_thread(thread_id, inspection_id))
-        await _running(inspection_id, session, session.start(inspection_id,
-                                                             note=dom.element("sw-note").value.strip()))
+        await _running(inspection_id, session, session.start(inspection_id, note=dom.element("sw-note").value.strip(),
+                                                             metadata={"device_id": device}))
+        await listed.refresh()
 
     async def save_draft(_event: Any) -> None:
         inspection_id = dom.element("sw-inspection-id").value.strip()
@@ -112,11 +116,17 @@ async def main(config: Any) -> None:
             error = envelope["error"]
             dom.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
 
-    AuditView(client, lambda: getattr(next(iter(newest), None), "thread_id", None)).attach()
+    device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
+    listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, view(), new_session, listed),
+                             lambda: getattr(next(iter(newest), None), "thread_id", None))
+    listed.attach()
+    Composer(lambda: next(iter(newest), None)).attach()
     tasks.on("sw-start", "click", start)
     tasks.on("sw-save-draft", "click", save_draft)
     dom.mark_ready()
+    await listed.refresh()
     await _rejoin(client, new_session)
+    await listed.refresh()  # the reopened inspection's status may have changed meanwhile
 
 
 THREAD_SETTING = "sitewalk:current-thread"  # a small setting: {"thread_id", "inspection_id"}
@@ -127,26 +137,40 @@ def _remember_thread(thread_id: str, inspection_id: str) -> None:
                                                                "inspection_id": inspection_id}))
 
 
-async def _rejoin(client: AgentServerClient, new_session: Any) -> None:
-    """After a reload: if the last thread still waits on a headless tool, carry on with it."""
+async def _rejoin(client: AgentServerClient, new_session: Any) -> bool:
+    """After a reload: reopen the last inspection whatever its state (its view restored from the
+    server's state; a run going is followed, a headless tool waiting is answered, each call once)."""
     try:
         current = json.loads(storage.LocalStorageStore().get(THREAD_SETTING) or "null")
         thread_id, inspection_id = str(current["thread_id"]), str(current.get("inspection_id") or "")
     except (ValueError, TypeError, KeyError):
-        return
+        return False
     try:
         state = await client.threads.get_state(thread_id)
     except AgentServerError:
-        return  # gone (another server, or deleted): nothing to carry on with
-    if not any(headless_tool_call(i.get("value")) for i in pending_interrupts(state)):
-        return
+        return False  # gone (another server, or deleted): nothing to carry on with
+    waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
     dom.element("sw-inspection-id").value = inspection_id
-    dom.show_status(f"Inspection {inspection_id}: rejoined thread {thread_id}")
+    dom.show_status(f"Inspection {inspection_id}: " + ("rejoined" if waiting else "reopened") + f" thread {thread_id}")
     session = new_session()
-    await _running(inspection_id, session, session.rejoin(thread_id))
+    await _running(inspection_id, session, session.reopen(thread_id))
+    return True
 
 
 _current: dict[str, Any] = {}  # the session the Cancel button cancels
+
+
+async def _open_inspection(entry: Inspection, view: DomView, new_session: Any, listed: InspectionsView) -> None:
+    """Open an inspection of the list: its view restored from the server's state, then carried on."""
+    if "session" in _current:
+        dom.show_status("An inspection is running: cancel it or wait for it before opening another.", error=True)
+        return
+    dom.element("sw-inspection-id").value = entry.inspection_id
+    _remember_thread(entry.thread_id, entry.inspection_id)
+    view.reset()
+    session = new_session()
+    await _running(entry.inspection_id, session, session.reopen(entry.thread_id))
+    await listed.refresh()
 
 
 async def _running(inspection_id: str, session: InspectionSession, work: Any) -> None:

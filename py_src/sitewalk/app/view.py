@@ -25,6 +25,13 @@ class DomView:
     def reset(self) -> None:
         for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
             dom.set_html(node_id, "")
+        self.renderer.reset()  # another inspection's screen must not stay
+
+    def user_text(self, message_id: str, text: str) -> None:
+        """The inspector's own words in the transcript (what `session.conversation` sent)."""
+        node = self._child("sw-transcript", "p", "data-message-id", message_id)
+        node.className = "sw-said"
+        node.textContent = text
 
     def status(self, text: str) -> None:
         dom.show_status(text)
