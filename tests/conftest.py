@@ -29,7 +29,19 @@ SERVER_START_SECONDS: dict[str, float] = {}
 
 
 @pytest.fixture(scope="session")
-def agent_server():
+def workorders_db(tmp_path_factory):
+    """The work-order database the agent server files into (SITEWALK_WORKORDERS_DB): a fresh file for the
+    session, set in the environment before any server starts (it inherits it); a server given by
+    SITEWALK_AGENT_URL is read through the SITEWALK_WORKORDERS_DB it was started with."""
+    named = os.environ.get("SITEWALK_WORKORDERS_DB")
+    if not named or not os.environ.get("SITEWALK_AGENT_URL"):
+        named = str(tmp_path_factory.mktemp("workorders") / "workorders.sqlite3")
+        os.environ["SITEWALK_WORKORDERS_DB"] = named
+    return Path(named)
+
+
+@pytest.fixture(scope="session")
+def agent_server(workorders_db):
     """Base URL of a running agent server serving langgraph.json's graphs."""
     external = os.environ.get("SITEWALK_AGENT_URL")
     if external:

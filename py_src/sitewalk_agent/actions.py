@@ -1,24 +1,39 @@
-"""Server-side authorization of the actions a ConfirmButton asks for.
+"""Server-side authorization of the actions a ConfirmButton asks for, and their business effects.
 
 A catalog is not authorization. The browser only *asks*: it resumes the run's
 `ui_action_request` interrupt with {type: "ui_action", action, identity, element_id,
 idempotency_key}. The agent checks the request against its own state — the screen on record
 (`ui_spec`) has a ConfirmButton with that element id naming that action, the identity is that
-screen's, and the key is new — and only then performs the business action and records it in the
-Store. A request whose key was recorded already is a replay: the recorded outcome is answered
-again and nothing else happens.
+screen's — and only then performs the business action.
+
+- `create_work_order` files an order in the ticket system (`sitewalk_agent.workorders`) under the
+  business key of the screen's substance: a replay or a fork that reaches the same order gets the
+  ORIGINAL one back (`created: false`, recorded on the new branch); pressed again on the same branch
+  it is `replayed` and changes nothing. A fork that changed the substance files a new order. An open
+  order gets a "Close work order" button on the screen.
+- `close_work_order` is the compensation: the inspector confirms it, the order's row becomes
+  `closed` (who, when, on which thread and checkpoint), and it is recorded on this branch.
+  Rewinding never closes anything.
+- Other actions are recorded in the Store by the browser's idempotency key: a key recorded already
+  is a replay, answered with the recorded outcome, and nothing else happens.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from typing import Any
 
-__all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "expected_actions", "unwrap_press",
-           "work_order_id"]
+from langgraph.config import get_config
+
+from sitewalk_agent.workorders import WorkOrderError, WorkOrders, substance_of, work_order_key
+
+__all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "close_button", "expected_actions",
+           "unwrap_press"]
 
 NAMESPACE = ("sitewalk", "ui_actions")
-WORK_ORDERS = ("sitewalk", "work_orders")
 MAX_KEY = 200
+CREATE, CLOSE = "create_work_order", "close_work_order"
 
 
 def expected_actions(ui_spec: dict[str, Any] | None) -> dict[str, dict[str, str]]:
@@ -51,18 +66,16 @@ def authorize(ui_spec: dict[str, Any] | None, request: Any) -> str | None:
     return None
 
 
-def work_order_id(inspection_id: str | None, subject: str, element_id: str) -> str:
-    """The business key of a work order: the same inspection and subject give the same order."""
-    return f"work-order:{inspection_id or 'unknown'}:{subject or element_id}"
-
-
 class ActionLedger:
-    """Idempotency keys already used, with their outcome, in the Store (shared by every branch)."""
+    """Where actions take effect: the ticket system for work orders; the Store (shared by every branch)
+    for the outcome of other actions, by the browser's idempotency key."""
 
-    def __init__(self, store: Any = None, thread_id: str | None = None) -> None:
+    def __init__(self, store: Any = None, thread_id: str | None = None, orders: WorkOrders | None = None) -> None:
         self._store = store if thread_id else None
         self._memory: dict[str, dict[str, Any]] = {}
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
+        self.thread_id = thread_id
+        self.orders = orders or WorkOrders()
 
     async def get(self, key: str) -> dict[str, Any] | None:
         if self._store is None:
@@ -75,15 +88,6 @@ class ActionLedger:
             self._memory[key] = record
             return
         await self._store.aput(self._namespace, key, record)
-
-    async def perform(self, name: str, order_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        """The business action itself (here: file the work order), keyed by its business id."""
-        if self._store is not None:
-            existing = await self._store.aget(WORK_ORDERS, order_id.replace(".", "_"))
-            if existing is not None:
-                return {"work_order": order_id, "created": False}
-            await self._store.aput(WORK_ORDERS, order_id.replace(".", "_"), record)
-        return {"work_order": order_id, "created": True}
 
 
 def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:
@@ -100,38 +104,118 @@ def unwrap_press(resume: Any) -> Any:
     return resume
 
 
-async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger) -> tuple[dict[str, Any], str]:
+Answer = tuple[dict[str, Any], str]
+
+
+async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger) -> Answer:
     """Authorize a press against the state, perform it once; the state update and what the agent says.
 
-    A refused press, and a replay of a recorded key, change nothing and say nothing ("").
+    A refused press, and a replay on this branch, change nothing but `ui_action_result` and say nothing ("").
     """
     ui_spec = state.get("ui_spec") or {}
     reason = authorize(ui_spec, request)
     base = {k: request.get(k) for k in ("action", "element_id", "idempotency_key")} if isinstance(request, dict) else {}
     if reason:
         return {"ui_action_result": {**base, "status": "refused", "reason": reason}}, ""
-    key = request["idempotency_key"]
+    button = expected_actions(ui_spec)[request["element_id"]]
+    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"]}
+    try:
+        if request["action"] == CREATE:
+            return await _create(state, record, ledger)
+        if request["action"] == CLOSE:
+            return await _close(state, record, ledger, request)
+    except (WorkOrderError, sqlite3.Error) as exc:  # the ticket system refused: say why, change nothing
+        return {"ui_action_result": {**record, "status": "failed", "reason": f"work orders: {exc}"}}, ""
+    return await _other(state, record, ledger)
+
+
+def _place(ledger: ActionLedger) -> dict[str, str | None]:
+    """The thread and the checkpoint this action runs from (the one before its effect)."""
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:  # outside a graph run (unit tests of answer_press)
+        configurable = {}
+    checkpoint = (configurable.get("checkpoint_map") or {}).get("") or configurable.get("checkpoint_id")
+    return {"thread_id": ledger.thread_id or configurable.get("thread_id"), "checkpoint_id": checkpoint}
+
+
+def _on_branch(state: dict[str, Any], action: str, order_key: str) -> bool:
+    return any(isinstance(a, dict) and a.get("action") == action and (a.get("result") or {}).get("key") == order_key
+               for a in state.get("ui_actions") or [])
+
+
+async def _create(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger) -> Answer:
+    ui_spec = state.get("ui_spec") or {}
+    substance = substance_of(state.get("inspection_id"), record["subject"] or record["element_id"], ui_spec)
+    key = work_order_key(substance)
+    order, created = await ledger.orders.acreate(key, subject=substance["subject"],
+                                                 substance=json.dumps(substance, sort_keys=True), **_place(ledger))
+    record = {**record, "result": {"work_order": order["id"], "key": key, "created": created,
+                                   "status": order["status"]}}
+    if not created and _on_branch(state, CREATE, key):  # pressed again here: answer, change nothing
+        return {"ui_action_result": {**record, "status": "replayed"}}, ""
+    # New on this branch (a fork, a replay, another thread of the inspection): recorded here, with the
+    # order the ticket system answered; `created` says whether this press filed it.
+    update = {"ui_actions": [*(state.get("ui_actions") or []), record],
+              "ui_action_result": {**record, "status": "done"}}
+    if order["status"] == "open":
+        update["ui_spec"] = close_button(ui_spec, order["id"], add=True)
+    said = f"Work order {order['id']} created." if created else f"Work order {order['id']} already exists."
+    return update, said
+
+
+def _who(request: dict[str, Any]) -> str:
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:
+        configurable = {}
+    user = configurable.get("langgraph_auth_user_id") or configurable.get("inspector") or request.get("inspector")
+    return str(user or "the inspector")[:120]
+
+
+async def _close(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger, request: dict[str, Any]
+                 ) -> Answer:
+    order, closed = await ledger.orders.aclose(record["subject"], closed_by=_who(request), **_place(ledger))
+    record = {**record, "result": {"work_order": order["id"], "key": order["key"], "closed": closed,
+                                   "status": order["status"], "closed_by": order["closed_by"]}}
+    update = {"ui_actions": [*(state.get("ui_actions") or []), record],
+              "ui_action_result": {**record, "status": "done" if closed else "replayed"},
+              "ui_spec": close_button(state.get("ui_spec") or {}, order["id"], add=False)}
+    said = f"Work order {order['id']} closed." if closed else f"Work order {order['id']} was closed already."
+    return update, said
+
+
+def close_button(ui_spec: dict[str, Any], order_id: str, add: bool) -> dict[str, Any]:
+    """The screen with (or without) the ConfirmButton that closes `order_id`, as a new revision."""
+    element_id = f"close-{order_id.lower()}"
+    elements = dict(ui_spec.get("elements") or {})
+    root = str(ui_spec.get("root") or "")
+    if root not in elements or (element_id in elements) == add:
+        return ui_spec
+    children = [c for c in (elements[root].get("children") or []) if c != element_id]
+    if add:
+        elements[element_id] = {"type": "ConfirmButton", "props": {
+            "label": f"Close work order {order_id}", "action": CLOSE, "variant": "danger", "subject": order_id},
+            "children": []}
+        children.append(element_id)
+    else:
+        del elements[element_id]
+    elements[root] = {**elements[root], "children": children}
+    identity = dict(ui_spec.get("identity") or {})
+    identity["revision"] = int(identity.get("revision") or 0) + 1
+    return {**ui_spec, "elements": elements, "identity": identity}
+
+
+async def _other(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger) -> Answer:
+    """An action without an external system: recorded by the browser's key, done once."""
+    key = record["idempotency_key"]
     recorded = await ledger.get(key)
     if recorded is not None:  # a replay: answer what was done, change nothing
         return {"ui_action_result": {**recorded, "status": "replayed"}}, ""
-    button = expected_actions(ui_spec)[request["element_id"]]
-    reference = _reference(request, button, state.get("inspection_id"))
-    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"]}
-    result = await ledger.perform(request["action"], reference, record)
-    record = {**record, "result": result}
+    what = record["subject"] or record["element_id"]
+    reference = f"{record['action']}:{state.get('inspection_id') or 'unknown'}:{what}"
+    record = {**record, "result": {"reference": reference}}
     await ledger.put(key, record)
     update = {"ui_actions": [*(state.get("ui_actions") or []), record],
               "ui_action_result": {**record, "status": "done"}}
-    return update, _said(request["action"], reference, result)
-
-
-def _reference(request: dict[str, Any], button: dict[str, str], inspection_id: str | None) -> str:
-    if request["action"] == "create_work_order":
-        return work_order_id(inspection_id, button["subject"], request["element_id"])
-    return f"{request['action']}:{inspection_id or 'unknown'}:{button['subject'] or request['element_id']}"
-
-
-def _said(action: str, reference: str, result: dict[str, Any]) -> str:
-    if action != "create_work_order":
-        return f"Done: {action.replace('_', ' ')} ({reference})."
-    return f"Work order {reference} created." if result.get("created") else f"Work order {reference} already exists."
+    return update, f"Done: {record['action'].replace('_', ' ')} ({reference})."

@@ -33,6 +33,7 @@ class ActionName(StrEnum):
     mark_inspected = "mark_inspected"
     request_reinspection = "request_reinspection"
     escalate_risk = "escalate_risk"
+    close_work_order = "close_work_order"  # the compensation of create_work_order (subject: the order's id)
 
 
 Gap = Literal["sm", "md", "lg"]
