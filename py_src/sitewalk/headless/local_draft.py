@@ -4,10 +4,17 @@ In the browser the store is IndexedDB (`sitewalk.bridge.storage.IndexedDbStore`)
 `MemoryStore`. A draft is stored as the JSON text of a `ReadLocalDraftResult`. Drafts written by older versions of the
 app into localStorage are moved over once, on first read, as they are (so a corrupt one still
 reads as corrupt, naming its key).
+
+Saving is idempotent: each save carries a key, `draft-save:{inspection_id}:{sha256 of the draft}[:12]`
+(the draft's fields and notes, canonical JSON), kept with its answer under `save_record_key`. Saving
+again the draft the device holds already (a replayed or re-delivered call) writes nothing and answers
+the original save (same `updated_at`). A different draft writes, so an inspector who goes back to an
+earlier text still can.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,7 +33,7 @@ from ..contracts.tools import (
 from .registry import ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
-           "save_local_draft"]
+           "save_key", "save_local_draft", "save_record_key"]
 
 
 class StorageError(OSError):
@@ -73,6 +80,29 @@ class DictLegacyStore:
 
 def draft_key(inspection_id: str) -> str:
     return f"sitewalk:draft:{inspection_id}"
+
+
+def save_record_key(inspection_id: str) -> str:
+    """Where the last save of an inspection's draft is recorded: {"key", "result"}."""
+    return f"sitewalk:draft-save:{inspection_id}"
+
+
+def save_key(args: SaveLocalDraftArgs) -> str:
+    """The idempotency key of a save: the inspection and a digest of the whole draft (notes too)."""
+    canonical = json.dumps(args.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"draft-save:{args.inspection_id}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+
+
+async def _saved_already(store: AsyncKeyValueStore, args: SaveLocalDraftArgs, key: str) -> SaveLocalDraftResult | None:
+    """The answer of the save the device holds, when it is this very save (same key)."""
+    text = await store.get(save_record_key(args.inspection_id))
+    try:
+        record = json.loads(text) if text else None
+        if isinstance(record, dict) and record.get("key") == key:
+            return SaveLocalDraftResult.model_validate(record["result"])
+    except (ValueError, KeyError, ValidationError):
+        return None  # an unreadable record: save again
+    return None
 
 
 def _utc_now() -> str:
@@ -124,12 +154,19 @@ def save_local_draft(store: AsyncKeyValueStore, clock: Callable[[], str] = _utc_
 
     async def implementation(args: SaveLocalDraftArgs) -> SaveLocalDraftResult:
         key = draft_key(args.inspection_id)
+        idempotency_key = save_key(args)
         record = ReadLocalDraftResult(**args.model_dump(), updated_at=clock(), has_notes=bool(args.notes))
         try:
+            original = await _saved_already(store, args, idempotency_key)
+            if original is not None:  # this very draft was saved already: nothing is written twice
+                return original
             await store.set(key, json.dumps(on_device(record)))  # the notes too: they stay here
+            result = SaveLocalDraftResult(inspection_id=args.inspection_id, updated_at=record.updated_at or "",
+                                          findings=len(record.findings))
+            await store.set(save_record_key(args.inspection_id),
+                            json.dumps({"key": idempotency_key, "result": result.model_dump(mode="json")}))
         except StorageError as exc:
             raise ToolFailed(ErrorCode.unavailable, f"the draft could not be saved: {exc}", key=key) from None
-        return SaveLocalDraftResult(inspection_id=args.inspection_id, updated_at=record.updated_at or "",
-                                    findings=len(record.findings))
+        return result
 
     return implementation
