@@ -152,8 +152,12 @@ async function fetchVerified(file, integrity, what) {
   try {
     resp = await fetch(new URL(file, SITE), { integrity });
   } catch (err) {
-    // A file that does not match its integrity rejects like a network failure.
-    throw loadError(what, `${file}: ${errorMessage(err)} (expected ${integrity})`);
+    // A file that does not match its integrity rejects like a network failure: ask once more
+    // without it to tell the inspector which of the two it was.
+    const tampered = await reachable(new URL(file, SITE));
+    const failure = loadError(what, `${file}: ${tampered ? INTEGRITY_FAILED : errorMessage(err)} (expected ${integrity})`);
+    if (tampered) failure.message += ` ${file}: ${INTEGRITY_FAILED}.`;
+    throw failure;
   }
   if (!resp.ok) throw loadError(what, `${file}: HTTP ${resp.status}`);
   return new Uint8Array(await resp.arrayBuffer());
@@ -167,6 +171,33 @@ function fetchArchive(archive) {
   ]);
   both.catch(() => {}); // awaited once Python is up; no "unhandled rejection" meanwhile
   return both;
+}
+
+const INTEGRITY_FAILED = "integrity check failed: the file does not match the hash this site was built with";
+
+// Whether a plain fetch (no integrity, no cache) of the file succeeds: then a failed verified
+// fetch means the bytes differ from the build's, not that the network failed.
+async function reachable(url) {
+  try {
+    return (await fetch(url, { cache: "no-store" })).ok;
+  } catch {
+    return false;
+  }
+}
+
+// Why wheels that loadPackage could not install failed: the lock names each one's file.
+async function whyNotLoaded(missing) {
+  try {
+    const lock = await (await fetch(new URL("pyodide-lock.json", SITE))).json();
+    const files = Object.values(lock.packages)
+      .filter((entry) => missing.includes(canonical(entry.name)))
+      .map((entry) => entry.file_name);
+    const tampered = [];
+    for (const file of files) if (await reachable(new URL(file, SITE))) tampered.push(file);
+    return tampered.length ? `${tampered.join(", ")}: ${INTEGRITY_FAILED}` : "";
+  } catch {
+    return "";
+  }
 }
 
 function loadError(what, detail) {
@@ -228,7 +259,10 @@ async function start() {
   const missing = names.filter((n) => !have.has(canonical(n)));
   if (errors.length || missing.length) {
     const which = missing.length ? missing.join(", ") : "a package";
-    throw loadError(which, errors.join("\n") || `Not loaded: ${which}`);
+    const integrity = await whyNotLoaded(missing.map(canonical));
+    const err = loadError(which, [integrity, ...errors].filter(Boolean).join("\n") || `Not loaded: ${which}`);
+    if (integrity) err.message += ` ${integrity}.`;
+    throw err;
   }
   boot.packagesLoaded = performance.now();
 

@@ -77,6 +77,9 @@ def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, age
         page.goto(build.app_url(server.url, agent_server))
         page.locator("#boot-error").wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
         assert named in page.locator("#boot-error").inner_text().lower()
+        # the inspector is told the file was tampered with, not that the network failed
+        message = page.locator("#boot-error-message").inner_text()
+        assert "integrity check failed" in message and target.name in message, message
         assert page.locator("body[data-ready='1']").count() == 0
         # it failed on its integrity (a valid zip with other bytes), not on a broken download
         assert [m for m in watch.console_errors if re.search(blocked, m)], watch.console_errors
