@@ -94,3 +94,12 @@ def test_a_recorded_parallel_run_shows_each_call_growing_then_ready():
     details = [e[3] for e in view.events if e[0] == "tool_call" and e[1] == "get_current_location"]
     assert details[-1] == '{"purpose":"Record where inspection inspection-42 is carried out.","timeout_ms":10000}'
     assert all(details[i + 1].startswith(details[i]) for i in range(len(details) - 1))  # growing, never mixed
+
+
+def test_the_view_shows_a_state_by_its_label_and_arguments_ready_never_reads_done():
+    from sitewalk.ui.render import render_template
+
+    ready = render_template("tool_call.j2", name="read_local_draft", state="args_ready", detail="{}")
+    assert "arguments ready, not run" in ready and "done" not in ready and 'title="args_ready"' in ready
+    assert ">done<" in render_template("tool_call.j2", name="t", state=S.SUCCEEDED, detail="")
+    assert ">mystery<" in render_template("tool_call.j2", name="t", state="mystery", detail="")

@@ -13,6 +13,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ..calls.lifecycle import LABELS
 from ..contracts.catalog import CATALOG
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -27,6 +28,8 @@ _env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+# A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
+_env.filters["call_label"] = lambda state: LABELS.get(state, state)
 
 
 def render_element(key: str, elements: dict[str, Any]) -> Markup:
