@@ -18,9 +18,11 @@ from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
+from .audit_view import AuditView
 from .composer import Composer, show_waiting_messages
 from .device import RequestDialog
 from .inspections_view import InspectionsView, device_id
+from .review_view import ReviewCardsView
 
 if TYPE_CHECKING:
     from ..inspections import Inspection
@@ -67,6 +69,7 @@ async def main(config: Any) -> None:
         return views[0]
 
     newest: list[InspectionSession] = []  # the session a ConfirmButton speaks to: the newest one
+    review_cards = ReviewCardsView(on_submit=lambda decisions: _review(newest, decisions))  # per-call reviews
 
     def act(element_id: str, action: str, subject: str) -> Any:
         return newest[-1].act(element_id, action, subject) if newest else None
@@ -78,7 +81,7 @@ async def main(config: Any) -> None:
 
         hooks = Hooks(book=answers, audit=AuditLog(drafts), on_contract_mismatch=show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
-                      on_messages=show_waiting_messages)
+                      on_messages=show_waiting_messages, review_cards=review_cards)
         newest[:] = [InspectionSession(client, registry, view(), hooks, assistant_id=assistant_id)]
         return newest[0]
 
@@ -92,6 +95,7 @@ async def main(config: Any) -> None:
         await _running(inspection_id, session, session.start(inspection_id, note=dom.element("sw-note").value.strip(),
                                                              metadata={"device_id": device}))
         await listed.refresh()
+
 
     async def save_draft(_event: Any) -> None:
         inspection_id = dom.element("sw-inspection-id").value.strip()
@@ -121,6 +125,7 @@ async def main(config: Any) -> None:
                              lambda: getattr(next(iter(newest), None), "thread_id", None))
     listed.attach()
     Composer(lambda: next(iter(newest), None)).attach()
+    AuditView(client, lambda: getattr(next(iter(newest), None), "thread_id", None)).attach()
     tasks.on("sw-start", "click", start)
     tasks.on("sw-save-draft", "click", save_draft)
     dom.mark_ready()
@@ -188,6 +193,8 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
     cancel.hidden = False
     try:
         await work
+        if not session.cancelled:
+            await session.show_reviews()  # what the thread waits on for review, read from the server
         if session.cancelled:
             storage.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
             dom.show_status(f"Inspection {inspection_id}: cancelled")
@@ -197,6 +204,12 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         _current.pop("session", None)
         cancel.hidden = True
         dom.element("sw-start").disabled = False
+
+
+async def _review(newest: list[InspectionSession], decisions: dict[str, dict[str, Any]]) -> None:
+    """Review decisions go to the newest session (the inspection on screen)."""
+    if newest:
+        await newest[-1].review(decisions)
 
 
 async def _cancel_current(_event: Any) -> None:

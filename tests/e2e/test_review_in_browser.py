@@ -1,0 +1,189 @@
+"""Per-call review in Chromium against the real agent server: one test per line of the reviewer
+checklist (two same-tool calls stay distinct, edits run, decided calls stay decided after a reload,
+unanswered calls stay pending, a reconnect reads the server, the order rule, stale approvals)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+from playwright.sync_api import expect
+
+SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")  # scripted_model.REVIEW_SUBJECTS
+
+
+def _thread_id(app) -> str:
+    return json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+
+
+def _state(app, thread_id: str) -> dict:
+    response = httpx.get(f"{app.server_url}/threads/{thread_id}/state", timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def _reviews(state: dict) -> list[dict]:
+    return [i for i in state["interrupts"] if (i.get("value") or {}).get("type") == "tool_approval"]
+
+
+def _answers(state: dict) -> dict[str, dict]:
+    return {m["tool_call_id"]: m for m in state["values"]["messages"] if m.get("type") == "tool"}
+
+
+def _runs(app, thread_id: str) -> list[dict]:
+    return httpx.get(f"{app.server_url}/threads/{thread_id}/runs", timeout=30).json()
+
+
+def _start(app, name: str, script: str, cards: int) -> str:
+    # A fresh inspection each run: the server's store (archive, work orders) outlives a test run.
+    inspection_id = f"{name}-{uuid.uuid4().hex[:8]}"
+    app.open()
+    app.start(inspection_id, f"script: {script}")
+    _wait_cards(app, cards)
+    return _thread_id(app)
+
+
+def _wait_cards(app, count: int) -> None:
+    expect(app.page.locator("#sw-reviews article.sw-review")).to_have_count(count, timeout=60_000)
+
+
+def _card(app, text: str):
+    return app.page.locator("#sw-reviews article.sw-review", has_text=text)
+
+
+def _send(app, cards_after: int) -> None:
+    app.page.locator("#sw-reviews [data-review-action='send']").click()
+    _wait_cards(app, cards_after)
+
+
+def _shown_ids(app) -> set[str]:
+    return set(app.page.locator("#sw-reviews article.sw-review").evaluate_all(
+        "(nodes) => nodes.map((n) => n.dataset.interruptId)"))
+
+
+def test_two_pending_calls_of_the_same_tool_stay_distinct(app):
+    thread_id = _start(app, "inspection-71", "review", 3)
+    pending = {i["value"]["args"].get("subject"): i for i in _reviews(_state(app, thread_id))
+               if i["value"]["name"] == "create_work_order"}
+    assert set(pending) == set(SUBJECTS)
+    for subject, interrupt in pending.items():  # each card carries its own interrupt, call and args
+        card = _card(app, subject)
+        assert card.get_attribute("data-interrupt-id") == interrupt["id"]
+        assert card.get_attribute("data-tool-call-id") == interrupt["value"]["tool_call_id"]
+        assert card.get_attribute("data-tool") == "create_work_order"
+    app.screenshot("review-cards")
+
+    drain = pending[SUBJECTS[1]]
+    _card(app, SUBJECTS[1]).get_by_role("button", name="Approve").click()
+    _send(app, 2)
+    state = _state(app, thread_id)
+    answers = _answers(state)
+    drain_call = drain["value"]["tool_call_id"]
+    assert drain_call in answers and SUBJECTS[1] in answers[drain_call]["content"]
+    assert pending[SUBJECTS[0]]["value"]["tool_call_id"] not in answers  # the other order did not run
+    assert _shown_ids(app) == {i["id"] for i in _reviews(state)} and drain["id"] not in _shown_ids(app)
+
+
+def test_an_edited_call_runs_with_the_edited_args(app):
+    thread_id = _start(app, "inspection-72", "review", 3)
+    card = _card(app, SUBJECTS[0])
+    call_id = card.get_attribute("data-tool-call-id")
+    args = json.loads(card.locator(".sw-review-args").inner_text())
+    card.locator(".sw-review-editor summary").click()
+    card.locator(".sw-review-json").fill(json.dumps({**args, "subject": "Replace the east rail bolt"}))
+    card.get_by_role("button", name="Use these arguments").click()
+    edited = _card(app, "Replace the east rail bolt")
+    assert "revision 2 (edited)" in edited.locator(".sw-review-revision").inner_text()
+    _send(app, 2)
+    answer = _answers(_state(app, thread_id))[call_id]
+    assert "Replace the east rail bolt" in answer["content"]  # what ran is the edited order
+    assert json.loads(answer["content"].split("Tool response:", 1)[-1].strip())["result"]["subject"] == \
+        "Replace the east rail bolt"
+
+
+def test_a_decided_call_is_not_approvable_after_a_reload(app):
+    thread_id = _start(app, "inspection-73", "review", 3)
+    decided = _card(app, SUBJECTS[0]).get_attribute("data-interrupt-id")
+    _card(app, SUBJECTS[0]).get_by_role("button", name="Approve").click()
+    _send(app, 2)
+    app.page.reload()
+    app.page.wait_for_selector("body[data-ready='1']")
+    _wait_cards(app, 2)
+    assert decided not in _shown_ids(app)
+    assert _shown_ids(app) == {i["id"] for i in _reviews(_state(app, thread_id))}
+    assert app.page.locator(f"#sw-reviews [data-interrupt-id='{decided}']").count() == 0
+
+
+def test_an_unanswered_call_stays_pending(app):
+    thread_id = _start(app, "inspection-74", "review", 3)
+    for subject in SUBJECTS:
+        _card(app, subject).get_by_role("button", name="Approve").click()
+    notice = _card(app, "notify_site_manager")
+    notice_call = notice.get_attribute("data-tool-call-id")
+    _send(app, 1)
+    state = _state(app, thread_id)
+    assert [i["value"]["name"] for i in _reviews(state)] == ["notify_site_manager"]
+    assert notice_call not in _answers(state)  # never a default yes
+    assert "Pending" in _card(app, "notify_site_manager").locator(".sw-review-choice").inner_text()
+    app.page.reload()
+    app.page.wait_for_selector("body[data-ready='1']")
+    _wait_cards(app, 1)
+    assert _card(app, "notify_site_manager").get_attribute("data-tool-call-id") == notice_call
+
+
+def test_after_a_reconnect_the_review_state_comes_from_the_server(app):
+    thread_id = _start(app, "inspection-75", "review", 3)
+    bolt = next(i for i in _reviews(_state(app, thread_id)) if i["value"]["args"].get("subject") == SUBJECTS[0])
+    app.page.context.set_offline(True)
+    # Meanwhile someone else decides the bolt's order on the server.
+    decision = {"type": "approve", "args_revision": bolt["value"]["args_revision"],
+                "args_hash": bolt["value"]["args_hash"]}
+    httpx.post(f"{app.server_url}/threads/{thread_id}/runs/wait", timeout=60,
+               json={"assistant_id": "inspection", "command": {"resume": {bolt["id"]: decision}}}).raise_for_status()
+    app.page.context.set_offline(False)
+    # This page still shows the bolt's card; its decision is checked against the server before sending.
+    for subject in SUBJECTS:
+        _card(app, subject).get_by_role("button", name="Approve").click()
+    _send(app, 1)
+    notice = app.page.locator(f"#sw-reviews .sw-review-refused[data-interrupt-id='{bolt['id']}']")
+    assert notice.get_attribute("data-code") == "already_decided"
+    state = _state(app, thread_id)
+    orders = [m for m in state["values"]["messages"] if m.get("type") == "tool" and m["name"] == "create_work_order"]
+    assert len(orders) == 2  # the bolt's order ran once (the other reviewer's), the drain's once
+    resumes = [r["kwargs"]["command"]["resume"] for r in _runs(app, thread_id)
+               if (r.get("kwargs") or {}).get("command")]
+    assert len(resumes) == 2 and sum(bolt["id"] in r for r in resumes) == 1  # the page did not send it again
+    assert _shown_ids(app) == {i["id"] for i in _reviews(state)}
+
+
+def test_the_order_rule_holds_when_the_cards_are_answered_in_the_wrong_order(app):
+    thread_id = _start(app, "inspection-76", "photos", 2)
+    delete_call = _card(app, "delete_photos").get_attribute("data-tool-call-id")
+    _card(app, "delete_photos").get_by_role("button", name="Approve").click()  # delete first
+    _send(app, 1)
+    refused = json.loads(_answers(_state(app, thread_id))[delete_call]["content"])
+    assert refused["ok"] is False and refused["error"]["detail"]["rule"] == "archive_before_delete"
+    app.page.wait_for_selector("#sw-tool-calls li[data-tool='delete_photos'][data-state='failed']")
+    _card(app, "archive_photos").get_by_role("button", name="Approve").click()
+    _send(app, 0)
+    answers = _answers(_state(app, thread_id))
+    assert json.loads(answers[delete_call]["content"])["ok"] is False  # approving later did not delete anything
+    assert sum(1 for m in answers.values() if m["name"] == "delete_photos") == 1
+
+
+def test_a_stale_approval_is_refused(app):
+    thread_id = _start(app, "inspection-77", "review", 3)
+    card = _card(app, SUBJECTS[0])
+    iid = card.get_attribute("data-interrupt-id")
+    runs_before = len(_runs(app, thread_id))
+    # The card as drawn from other args than the server now holds (an older revision).
+    card.evaluate("(node) => { node.dataset.argsHash = '0'.repeat(64); }")
+    card.get_by_role("button", name="Approve").click()
+    app.page.locator("#sw-reviews [data-review-action='send']").click()
+    refusal = app.page.locator(f"#sw-reviews article[data-interrupt-id='{iid}'] .sw-review-refused")
+    refusal.wait_for()
+    assert refusal.get_attribute("data-code") == "stale_revision"
+    assert len(_runs(app, thread_id)) == runs_before  # nothing was sent, nothing ran
+    state = _state(app, thread_id)
+    assert iid in {i["id"] for i in _reviews(state)} and card.get_attribute("data-tool-call-id") not in _answers(state)
