@@ -58,8 +58,9 @@ def details_html(step: Step, state: dict[str, Any]) -> str:
     messages = [{"type": m.get("type"), "who": _who(m), "text": _text(m)} for m in values.get("messages") or []]
     spec = values.get("ui_spec")
     screen = ""
-    if isinstance(spec, dict) and spec.get("root") and not validate_spec(spec):
-        screen = render_spec(spec)
+    if isinstance(spec, dict) and spec.get("root"):
+        bare = {"root": spec["root"], "elements": spec.get("elements")}  # without the server's identity
+        screen = "" if validate_spec(bare) else render_spec(bare)
     interrupts = [f"{i.kind}: {i.tool_name or ''} {i.tool_call_id}".strip() for i in step.facts.interrupts]
     return render_template("timeline_step.j2", step=step, messages=messages, screen_html=screen,
                            revision=step.facts.spec_revision, next=list(state.get("next") or []),
@@ -69,7 +70,7 @@ def details_html(step: Step, state: dict[str, Any]) -> str:
 class TimelineControls:
     def __init__(self, session: Callable[[], InspectionSession | None]) -> None:
         self.session = session
-        self.pending: Callable[[], Any] | None = None  # what Confirm does (a replay or a fork)
+        self.pending: Callable[[str], Any] | None = None  # what Confirm does (a replay or a fork), given the edit
 
     def attach(self) -> None:
         from ..bridge import tasks  # the browser's event wiring, only once the panel is on the page
@@ -96,20 +97,22 @@ class TimelineControls:
             await self.open(travel, checkpoint)
         elif what == "branch":
             head = dom.attribute(button, "data-head")
-            travel.timeline.show_branch(None if dom.attribute(button, "data-live") == "1" else head)
+            await travel.timeline.open_branch(None if dom.attribute(button, "data-live") == "1" else head)
             if head:
                 await self.open(travel, head)
         elif what == "older":
             await travel.timeline.older()
         elif what == "replay":
             await self._ask(travel, checkpoint, "Replay from this step?", "Replay",
-                            lambda: travel.replay(checkpoint), None)
+                            lambda _text: travel.replay(checkpoint), None)
         elif what == "edit":
             await self._edit(travel, checkpoint, dom.attribute(button, "data-message-id") or "")
         elif what == "confirm" and self.pending is not None:
             work, self.pending = self.pending, None
+            edited = dom.element("sw-edit-text")  # read before the preview (and its form) goes away
+            text = str(edited.value) if edited is not None else ""
             dom.set_html("sw-restore", "")
-            await work()
+            await work(text)
         elif what in ("cancel", "close"):
             self.pending = None
             dom.set_html("sw-restore" if what == "cancel" else "sw-step-details", "")
@@ -126,15 +129,15 @@ class TimelineControls:
         message = next((m for m in state["values"].get("messages") or [] if m.get("id") == message_id), None)
         text = str((message or {}).get("content") or "")
 
-        async def fork() -> None:
-            await travel.edit_message(message_id, dom.element("sw-edit-text").value)
+        async def fork(edited: str) -> None:
+            await travel.edit_message(message_id, edited)
 
         parent = travel.timeline.tree.facts(checkpoint)
         await self._ask(travel, parent.parent_id if parent and parent.parent_id else checkpoint,
                         "Edit and resend this message?", "Send as a new branch", fork, text)
 
     async def _ask(self, travel: TimeTravel, checkpoint: str, heading: str, confirm: str,
-                   work: Callable[[], Any], edit: str | None) -> None:
+                   work: Callable[[str], Any], edit: str | None) -> None:
         preview = await travel.preview(checkpoint)
         self.pending = work
         dom.set_html("sw-restore", render_template("timeline_restore.j2", preview=preview, heading=heading,

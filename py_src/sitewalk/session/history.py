@@ -69,6 +69,16 @@ class TimelineFeed:
             return self._show(str(error))
         return self._show()
 
+    async def open_branch(self, head: str | None) -> TimelineShown | None:
+        """Show the branch ending at `head`, paging back until a page's worth of its steps is loaded
+        (its steps are interleaved with the other branches' in the history pages)."""
+        self.head = head
+        while head is not None and len(self.tree.path(head)) < self.pager.page_size and not self.tree.exhausted:
+            loaded = len(self.tree)
+            if await self.older() is None or len(self.tree) == loaded:
+                break
+        return self._show()
+
     def show_branch(self, head: str | None) -> TimelineShown:
         """Show the branch ending at `head` (None: the live one)."""
         self.head = head

@@ -42,6 +42,11 @@ class TimeTravel:
         """What going back to `checkpoint_id` replaces, and the external actions it would not undo."""
         if checkpoint_id not in self.timeline.tree:
             await self._state(checkpoint_id)  # raises UnknownCheckpoint for a stranger
+        while checkpoint_id not in self.timeline.tree and not self.timeline.tree.exhausted:
+            loaded = len(self.timeline.tree)
+            await self.timeline.older()  # one of this thread's, further back: page to it
+            if len(self.timeline.tree) == loaded:
+                break
         return restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
 
     async def replay(self, checkpoint_id: str) -> str:

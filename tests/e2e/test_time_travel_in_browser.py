@@ -1,0 +1,96 @@
+"""Time travel in Chromium against the real agent server: replay, fork, branches, the restore preview."""
+
+from __future__ import annotations
+
+import uuid
+
+DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
+STEP = "#sw-timeline li"
+
+
+def _ident(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"  # threads and work orders outlive one test
+
+
+def _your_step(page):
+    """The inspector's first message in the timeline, paging back to it when it is older than a page."""
+    said = page.locator(f"{STEP}[data-kind='you']").last
+    while said.count() == 0 and page.locator("#sw-timeline-older").is_visible():
+        count = page.locator(STEP).count()
+        page.click("#sw-timeline-older")
+        page.locator(STEP).nth(count).wait_for()
+    return said
+
+
+def test_replay_from_before_the_read_reads_the_corrected_draft(app):
+    inspection = _ident("inspection-81")
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection)
+    page = app.page
+    card = page.locator("#sw-screen [data-sw-id='card']")
+    assert "Pier 4, north berth" in card.inner_text()
+
+    app.save_draft_in_form(inspection, {**DRAFT, "site": "Pier 9, corrected"})
+    _your_step(page).locator("[data-sw-travel='replay']").click()
+    page.wait_for_selector(".sw-restore-preview")
+    app.screenshot("replay-preview")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    page.locator("#sw-screen [data-sw-id='card']", has_text="Pier 9, corrected").wait_for(timeout=60_000)
+    page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
+    assert page.locator("#sw-branches [data-sw-travel='branch']").count() == 2
+    assert app.tool_call("read_local_draft").count() >= 2  # asked again, answered anew
+
+
+def test_a_fork_keeps_the_old_branch_and_each_branch_shows_its_own_screen(app):
+    first, second = _ident("inspection-82"), _ident("inspection-83")
+    app.open()
+    app.seed_draft(first, DRAFT)
+    app.seed_draft(second, {**DRAFT, "site": "Dock 2, south quay"})
+    app.start(first)
+    page = app.page
+
+    _your_step(page).locator("[data-sw-travel='edit']").click()
+    page.wait_for_selector("#sw-edit-text")
+    page.fill("#sw-edit-text", f"Start inspection {second}")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    page.locator("#sw-screen [data-sw-id='card']", has_text="Dock 2, south quay").wait_for(timeout=60_000)
+    branches = page.locator("#sw-branches [data-sw-travel='branch']")
+    page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
+    assert branches.count() == 2
+    live = page.locator("#sw-branches [data-live='1']")
+    assert second in live.inner_text() and "(edited)" in live.inner_text()
+
+    page.click("#sw-branches [data-live='0']")  # the old branch: its own steps and screen, read-only
+    page.wait_for_selector(".sw-step-view .sw-step-screen")
+    assert "Pier 4, north berth" in page.locator(".sw-step-view .sw-step-screen").inner_text()
+    assert page.locator(".sw-branch-note").is_visible()
+    titles = page.locator(f"{STEP} .sw-step-open").all_inner_texts()
+    assert "Read your draft" in titles and any(first in t for t in titles)
+    app.screenshot("old-branch")
+
+    page.click("#sw-branches [data-live='1']")
+    page.locator(".sw-step-view .sw-step-screen", has_text="Dock 2, south quay").wait_for()
+    assert page.locator(".sw-branch-note").count() == 0
+
+
+def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(app):
+    inspection = _ident("inspection-84")
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection, note="script: confirm")
+    page = app.page
+    page.locator("#sw-screen [data-sw-id='confirm']").click()
+    page.wait_for_selector("#sw-status:has-text('create_work_order: done')")
+    page.wait_for_selector(f"{STEP}[data-kind='action']")
+
+    _your_step(page).locator("[data-sw-travel='replay']").click()
+    preview = page.locator(".sw-restore-preview")
+    preview.wait_for()
+    action = preview.locator(".sw-restore-actions li")
+    assert action.count() == 1 and action.get_attribute("data-deduplicated") == "1"
+    assert "Work order" in action.inner_text() and "no duplicate" in action.inner_text()
+    assert preview.locator(".sw-restore-steps li").count() >= 3
+    app.screenshot("restore-preview")
+    page.click(".sw-restore-preview [data-sw-travel='cancel']")
+    page.locator(".sw-restore-preview").wait_for(state="detached")  # nothing started, nothing replaced
