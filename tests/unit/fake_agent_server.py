@@ -130,6 +130,9 @@ class RecordingView:
     def agent_text(self, message_id: str, text: str) -> None:
         self.texts[message_id] = text
 
+    def user_text(self, message_id: str, text: str) -> None:
+        self.events.append(("user_text", text))
+
     def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
         self.events.append(("tool_call", name, state, detail))
 

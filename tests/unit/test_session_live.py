@@ -25,6 +25,9 @@ class RecordingView:
     def agent_text(self, message_id, text):
         self.texts[message_id] = text
 
+    def user_text(self, message_id, text):
+        self.events.append(("user_text", text))
+
     def tool_call(self, call_id, name, state, detail=""):
         self.events.append(("tool_call", name, state, detail))
 

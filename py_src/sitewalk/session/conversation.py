@@ -136,11 +136,9 @@ class Conversation:
             self.on_outbox(list(self.outbox), why if self.outbox else "")
 
 
-def show_user_text(view: Any, message_id: str, text: str) -> None:
-    """The inspector's words in the transcript, on a view that shows them (`user_text`, optional)."""
-    show = getattr(view, "user_text", None)
-    if show is not None:
-        show(message_id, text)
+def show_user_text(view: View, message_id: str, text: str) -> None:
+    """The inspector's words in the transcript."""
+    view.user_text(message_id, text)
 
 
 def _human(message: Outgoing) -> dict[str, Any]:

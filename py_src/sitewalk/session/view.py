@@ -20,6 +20,9 @@ class View(Protocol):
     def agent_text(self, message_id: str, text: str) -> None:
         """The words of one agent message so far, in the transcript."""
 
+    def user_text(self, message_id: str, text: str) -> None:
+        """The inspector's own words (a message sent, or one read back when an inspection reopens)."""
+
     def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
         """Where a tool call is in its lifecycle (`streaming.CallState`), with an error's detail."""
 
