@@ -7,27 +7,24 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
 from ..bridge import dom, files, geolocation, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
-from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.location import get_current_location
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
 from .audit_view import AuditView
-from .composer import Composer, show_waiting_messages
+from .composer import Composer
 from .device import RequestDialog
 from .inspections_view import InspectionsView, device_id
-from .review_view import ReviewCardsView
+from .sessions import Sessions
 
 if TYPE_CHECKING:
     from ..inspections import Inspection
     from ..session import InspectionSession
-    from .view import DomView
 
 __all__ = ["main"]
 
@@ -36,102 +33,79 @@ async def main(config: Any) -> None:
     if hasattr(config, "to_py"):
         config = config.to_py()
     server_url = str(config["agentServerUrl"]).rstrip("/")
-    assistant_id = str(config.get("assistantId") or "inspection")  # the graph to talk to, like the server URL
     client = AgentServerClient(server_url)
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
+    registry = _registry(drafts)
+    dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
+    dom.show_app()
+    # The assistant (graph) to talk to is configuration, like the server URL.
+    sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"))
+    device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
+    listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
+                             sessions.thread_id)
+    listed.attach()
+    Composer(sessions.current).attach()
+    AuditView(client, sessions.thread_id).attach()
+    tasks.on("sw-start", "click", lambda _event: _start(sessions, device, listed))
+    tasks.on("sw-save-draft", "click", lambda _event: _save_draft(registry))
+    dom.mark_ready()
+    await listed.refresh()
+    await _rejoin(client, sessions)
+    await listed.refresh()  # the reopened inspection's status may have changed meanwhile
+
+
+def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
+    """This device's headless tools: drafts in IndexedDB, the position, a photo's fingerprint."""
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
     _register_device_tools(registry, RequestDialog())
-
-    dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
-    dom.show_app()
-    views: list[DomView] = []  # one view for every session, built with the first
-    answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
-    mismatches: list[ContractMismatch] = []
-
-    def show_mismatch(mismatch: ContractMismatch) -> None:
-        mismatches.append(mismatch)
-        _show_contract_mismatches(mismatches)
-
-    def view() -> DomView:
-        if not views:
-            # Local: the screen renderer and the timeline are needed once an inspection runs,
-            # not to paint the first screen (main() returns sooner without them).
-            from .view import DomView
-
-            views.append(DomView(on_action=act))
-            from .timeline_view import TimelineControls  # replay, fork, branches: with the first view
-
-            TimelineControls(lambda: newest[-1] if newest else None).attach()
-        return views[0]
-
-    newest: list[InspectionSession] = []  # the session a ConfirmButton speaks to: the newest one
-    review_cards = ReviewCardsView(on_submit=lambda decisions: _review(newest, decisions))  # per-call reviews
-
-    def act(element_id: str, action: str, subject: str) -> Any:
-        return newest[-1].act(element_id, action, subject) if newest else None
-
-    def new_session(on_thread: Callable[[str], None] | None = None) -> InspectionSession:
-        # Local: the session's streaming, timeline and screen machinery (and jsonpatch) is
-        # imported when the first inspection starts or is rejoined, not at boot.
-        from ..session import Hooks, InspectionSession
-
-        hooks = Hooks(book=answers, audit=AuditLog(drafts), on_contract_mismatch=show_mismatch,
-                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
-                      on_messages=show_waiting_messages, review_cards=review_cards)
-        newest[:] = [InspectionSession(client, registry, view(), hooks, assistant_id=assistant_id)]
-        return newest[0]
-
-    async def start(_event: Any) -> None:
-        inspection_id = dom.element("sw-inspection-id").value.strip()
-        if not inspection_id:
-            dom.show_status("Enter an inspection id first.", error=True)
-            return
-        view().reset()
-        session = new_session(on_thread=lambda thread_id: _remember_thread(thread_id, inspection_id))
-        await _running(inspection_id, session, session.start(inspection_id, note=dom.element("sw-note").value.strip(),
-                                                             metadata={"device_id": device}))
-        await listed.refresh()
+    return registry
 
 
-    async def save_draft(_event: Any) -> None:
-        inspection_id = dom.element("sw-inspection-id").value.strip()
-        if not inspection_id:
-            dom.show_status("Enter an inspection id first.", error=True)
-            return
-        findings = [line.strip() for line in dom.element("sw-draft-findings").value.splitlines() if line.strip()]
-        draft = {
-            "inspection_id": inspection_id,
-            "site": dom.element("sw-draft-site").value,
-            "inspector": dom.element("sw-draft-inspector").value,
-            "findings": findings,
-            "risk": dom.element("sw-draft-risk").value,
-            "notes": dom.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
-        }
-        # The same implementation, checks and envelope as when the agent calls save_local_draft.
-        envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
-                                       "args": draft})
-        if envelope["ok"]:
-            dom.show_status(f"Draft for {inspection_id} saved on this device.")
-        else:
-            error = envelope["error"]
-            dom.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
+def _inspection_id() -> str | None:
+    """The inspection id in the form, or None (with a word to the inspector) when it is empty."""
+    inspection_id = str(dom.element("sw-inspection-id").value).strip()
+    if not inspection_id:
+        dom.show_status("Enter an inspection id first.", error=True)
+        return None
+    return inspection_id
 
-    device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
-    listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, view(), new_session, listed),
-                             lambda: getattr(next(iter(newest), None), "thread_id", None))
-    listed.attach()
-    Composer(lambda: next(iter(newest), None)).attach()
-    AuditView(client, lambda: getattr(next(iter(newest), None), "thread_id", None)).attach()
-    tasks.on("sw-start", "click", start)
-    tasks.on("sw-save-draft", "click", save_draft)
-    dom.mark_ready()
+
+async def _start(sessions: Sessions, device: str, listed: InspectionsView) -> None:
+    inspection_id = _inspection_id()
+    if inspection_id is None:
+        return
+    sessions.view().reset()
+    session = sessions.new(on_thread=lambda thread_id: _remember_thread(thread_id, inspection_id))
+    note = str(dom.element("sw-note").value).strip()
+    await _running(inspection_id, session, session.start(inspection_id, note=note, metadata={"device_id": device}))
     await listed.refresh()
-    await _rejoin(client, new_session)
-    await listed.refresh()  # the reopened inspection's status may have changed meanwhile
+
+
+async def _save_draft(registry: HeadlessToolRegistry) -> None:
+    inspection_id = _inspection_id()
+    if inspection_id is None:
+        return
+    findings = [line.strip() for line in str(dom.element("sw-draft-findings").value).splitlines() if line.strip()]
+    draft = {
+        "inspection_id": inspection_id,
+        "site": dom.element("sw-draft-site").value,
+        "inspector": dom.element("sw-draft-inspector").value,
+        "findings": findings,
+        "risk": dom.element("sw-draft-risk").value,
+        "notes": dom.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
+    }
+    # The same implementation, checks and envelope as when the agent calls save_local_draft.
+    envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
+                                   "args": draft})
+    if envelope["ok"]:
+        dom.show_status(f"Draft for {inspection_id} saved on this device.")
+    else:
+        error = envelope["error"]
+        dom.show_status(f"Draft not saved: {error['code']}: {error['message']}", error=True)
 
 
 THREAD_SETTING = "sitewalk:current-thread"  # a small setting: {"thread_id", "inspection_id"}
@@ -142,7 +116,7 @@ def _remember_thread(thread_id: str, inspection_id: str) -> None:
                                                                "inspection_id": inspection_id}))
 
 
-async def _rejoin(client: AgentServerClient, new_session: Any) -> bool:
+async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
     """After a reload: reopen the last inspection whatever its state (its view restored from the
     server's state; a run going is followed, a headless tool waiting is answered, each call once)."""
     try:
@@ -157,7 +131,7 @@ async def _rejoin(client: AgentServerClient, new_session: Any) -> bool:
     waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
     dom.element("sw-inspection-id").value = inspection_id
     dom.show_status(f"Inspection {inspection_id}: " + ("rejoined" if waiting else "reopened") + f" thread {thread_id}")
-    session = new_session()
+    session = sessions.new()
     await _running(inspection_id, session, session.reopen(thread_id))
     return True
 
@@ -165,15 +139,15 @@ async def _rejoin(client: AgentServerClient, new_session: Any) -> bool:
 _current: dict[str, Any] = {}  # the session the Cancel button cancels
 
 
-async def _open_inspection(entry: Inspection, view: DomView, new_session: Any, listed: InspectionsView) -> None:
+async def _open_inspection(entry: Inspection, sessions: Sessions, listed: InspectionsView) -> None:
     """Open an inspection of the list: its view restored from the server's state, then carried on."""
     if "session" in _current:
         dom.show_status("An inspection is running: cancel it or wait for it before opening another.", error=True)
         return
     dom.element("sw-inspection-id").value = entry.inspection_id
     _remember_thread(entry.thread_id, entry.inspection_id)
-    view.reset()
-    session = new_session()
+    sessions.view().reset()
+    session = sessions.new()
     await _running(entry.inspection_id, session, session.reopen(entry.thread_id))
     await listed.refresh()
 
@@ -206,33 +180,10 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         dom.element("sw-start").disabled = False
 
 
-async def _review(newest: list[InspectionSession], decisions: dict[str, dict[str, Any]]) -> None:
-    """Review decisions go to the newest session (the inspection on screen)."""
-    if newest:
-        await newest[-1].review(decisions)
-
-
 async def _cancel_current(_event: Any) -> None:
     session = _current.get("session")
     if session is not None:
         await session.cancel()
-
-
-def _show_outbox(waiting: int) -> None:
-    """'Waiting for the network' while answers sit in the outbox; hidden once they are delivered."""
-    status = dom.element("sw-status")
-    node = dom.ensure_element("sw-outbox", "p", "sw-outbox", "status", status.parentNode, status.nextSibling)
-    node.dataset.waiting = str(waiting)
-    node.hidden = not waiting
-    node.textContent = (f"Waiting for the network: {waiting} answer{'s' if waiting != 1 else ''} kept on this "
-                        "device, sent once the agent server can be reached.") if waiting else ""
-
-
-def _show_contract_mismatches(mismatches: list[ContractMismatch]) -> None:
-    """The visible version-mismatch state: one banner above the app, each tool with both digests."""
-    app = dom.element("app")
-    node = dom.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app, app.firstChild)
-    node.innerHTML = render_template("contract_mismatch.j2", mismatches=mismatches)
 
 
 # A tool that waits for the inspector's answer gets longer than the registry's default.

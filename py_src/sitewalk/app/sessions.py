@@ -1,0 +1,91 @@
+"""The app's DOM view and its newest inspection session: the one the page's controls speak to.
+
+ConfirmButtons, review cards, the composer, the timeline and the audit panel all act on the
+inspection on screen, which is the newest session. The view and the session machinery are built
+when the first inspection starts or is reopened, not at boot (the first screen paints sooner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..agentserver.client import AgentServerClient
+from ..bridge import dom, tasks
+from ..headless import HeadlessToolRegistry
+from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
+from ..ui.render import render_template
+from .composer import show_waiting_messages
+from .review_view import ReviewCardsView
+
+if TYPE_CHECKING:
+    from ..headless.local_draft import AsyncKeyValueStore
+    from ..session import InspectionSession
+    from .view import DomView
+
+__all__ = ["Sessions"]
+
+
+class Sessions:
+    def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, drafts: AsyncKeyValueStore,
+                 assistant_id: str) -> None:
+        self._client = client
+        self._registry = registry
+        self._assistant_id = assistant_id
+        self._answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
+        self._audit = AuditLog(drafts)  # what left the device, per delivered answer
+        self._mismatches: list[ContractMismatch] = []
+        self._review_cards = ReviewCardsView(on_submit=self._review)  # per-call reviews
+        self._view: DomView | None = None
+        self._newest: InspectionSession | None = None
+
+    def current(self) -> InspectionSession | None:
+        return self._newest
+
+    def thread_id(self) -> str | None:
+        return self._newest.thread_id if self._newest is not None else None
+
+    def view(self) -> DomView:
+        if self._view is None:
+            from .timeline_view import TimelineControls  # replay, fork, branches: with the first view
+            from .view import DomView
+
+            self._view = DomView(on_action=self._act)
+            TimelineControls(self.current).attach()
+        return self._view
+
+    def new(self, on_thread: Callable[[str], None] | None = None) -> InspectionSession:
+        """A session for the next inspection, which becomes the one on screen."""
+        from ..session import Hooks, InspectionSession  # jsonpatch, streaming: at the first inspection
+
+        hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
+                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
+                      on_messages=show_waiting_messages, review_cards=self._review_cards)
+        self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
+                                         assistant_id=self._assistant_id)
+        return self._newest
+
+    def _act(self, element_id: str, action: str, subject: str) -> Any:
+        return self._newest.act(element_id, action, subject) if self._newest is not None else None
+
+    async def _review(self, decisions: dict[str, dict[str, Any]]) -> None:
+        if self._newest is not None:
+            await self._newest.review(decisions)
+
+    def _show_mismatch(self, mismatch: ContractMismatch) -> None:
+        """The visible version-mismatch state: one banner above the app, each tool with both digests."""
+        self._mismatches.append(mismatch)
+        app = dom.element("app")
+        node = dom.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app,
+                                  app.firstChild)
+        node.innerHTML = render_template("contract_mismatch.j2", mismatches=self._mismatches)
+
+
+def _show_outbox(waiting: int) -> None:
+    """'Waiting for the network' while answers sit in the outbox; hidden once they are delivered."""
+    status = dom.element("sw-status")
+    node = dom.ensure_element("sw-outbox", "p", "sw-outbox", "status", status.parentNode, status.nextSibling)
+    node.dataset.waiting = str(waiting)
+    node.hidden = not waiting
+    node.textContent = (f"Waiting for the network: {waiting} answer{'s' if waiting != 1 else ''} kept on this "
+                        "device, sent once the agent server can be reached.") if waiting else ""
