@@ -14,6 +14,7 @@ done here, one concern a module:
     stale          when dist/ must be rebuilt (its stamp and inputs)
     assemble       the site assembled in named stages inside a staging folder
     agent_server   ``langgraph dev`` started and stopped
+    process_group  a server's whole process group stopped (both kinds of agent server)
     durable        Aegra on Postgres (and Redis for two servers) started and stopped: ``serve --durable``;
                    durable_install (Postgres found, Aegra's Python >= 3.12 venv), durable_process (its parts)
     server_config  langgraph.json with CORS restricted to the site's origins: ``serve --allow-origin``

@@ -7,7 +7,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from typing import IO
 
 from sitewalk_build.errors import AgentServerError
 from sitewalk_build.paths import ROOT
+from sitewalk_build.process_group import stop_process_group
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -80,19 +80,7 @@ class AgentServer:
 
     def stop(self, timeout: float = 10.0) -> int | None:
         """Stop the server (its whole process group); return its exit code."""
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-        else:
-            # Leftover children of a dead leader, if any.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGTERM)
+        stop_process_group(self.process, timeout=timeout)
         if self._log_file:
             with contextlib.suppress(Exception):
                 self._log_file.close()

@@ -3,8 +3,6 @@ it started, and reported with its log's last lines when it dies."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import signal
 import socket
@@ -18,6 +16,7 @@ from pathlib import Path
 
 from sitewalk_build.errors import AgentServerError
 from sitewalk_build.paths import ROOT
+from sitewalk_build.process_group import stop_process_group
 
 __all__ = ["HOST", "DurableError", "Part", "free_port", "http_ok", "tail", "tcp_ok", "wait_ready"]
 
@@ -77,18 +76,7 @@ class Part:
     def stop(self, timeout: float = 15.0) -> None:
         if self.process is None:
             return
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, self.stop_signal)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-        else:  # leftovers of a dead leader (uvicorn children), if any
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+        stop_process_group(self.process, first=self.stop_signal, timeout=timeout, leftovers=signal.SIGKILL)
 
     def died(self) -> str:
         """'' while alive; else what happened, with the log's last lines."""
