@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, save_screen  # noqa: E402
+from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, poll, save_screen  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -76,6 +76,16 @@ class AppPage:
         self.page.goto(build.app_url(self.site_url, server_url or self.server_url))
         if wait_ready:
             self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        return self
+
+    def open_under_service_worker(self) -> AppPage:
+        """Open the app, then reload it once its service worker is ready: the page is then
+        controlled by the worker, which has precached the bundle (the way to an offline boot)."""
+        self.open()
+        self.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        self.page.reload()
+        self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        poll(self.page, "navigator.serviceWorker.controller !== null")
         return self
 
     def seed(self, key: str, value: str) -> None:

@@ -24,12 +24,7 @@ def test_boots_under_a_sub_path(page, agent_server, watch):
 
 
 def test_reload_offline_boots_from_the_service_worker(app):
-    app.open()
-    page = app.page
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.reload()  # now controlled by the worker, which precaches the bundle
-    page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
-    poll(page, "navigator.serviceWorker.controller !== null")
+    page = app.open_under_service_worker().page
     # the worker's own requests (its precache) are seen by the watch, which listens on the context
     assert any("/wheels/" in url for url in app.watch.service_worker_requests())
     before = len(app.watch.requests)

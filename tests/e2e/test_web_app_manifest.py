@@ -55,12 +55,7 @@ def test_the_manifest_is_linked_relative_and_its_icons_load_under_a_sub_path(pag
 
 
 def test_after_an_offline_reload_the_manifest_and_icons_come_from_the_service_worker(app):
-    app.open()
-    page = app.page
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.reload()  # now controlled by the worker, which precaches the bundle
-    page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
-    poll(page, "navigator.serviceWorker.controller !== null")
+    page = app.open_under_service_worker().page
     page.context.set_offline(True)
     # offline, the page's failed requests to the agent server are logged by the browser
     app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
