@@ -135,7 +135,11 @@ async function readConfig() {
   }
   // The assistant (graph) id is configuration too: config.json, or ?assistant= at run time.
   const assistantId = new URLSearchParams(location.search).get("assistant") || cfg.assistantId || "inspection";
-  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, baseUrl: SITE.href };
+  // How long a stream that has heartbeated may stay silent before it counts as dropped (seconds;
+  // ?stall= for a quick test of a dead connection); the app's default when unset.
+  const stall = Number(new URLSearchParams(location.search).get("stall")) || Number(cfg.streamStallSeconds) || null;
+  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, streamStallSeconds: stall,
+           baseUrl: SITE.href };
 }
 
 function canonical(name) {
@@ -272,6 +276,7 @@ async function start() {
   const app = pyodide.pyimport(bundle.entry);
   const pyConfig = pyodide.toPy({
     agentServerUrl: config.agentServerUrl, assistantId: config.assistantId, baseUrl: config.baseUrl,
+    streamStallSeconds: config.streamStallSeconds,
   });
   boot.appStarting = performance.now();
   try {

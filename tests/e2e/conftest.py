@@ -10,6 +10,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -72,8 +73,13 @@ class AppPage:
         """The page as a phone shows it, saved for reviewers (test-results/screens/<test>--<step>.png)."""
         return save_screen(self.page, self.test_name, step)
 
-    def open(self, server_url: str | None = None, wait_ready: bool = True) -> AppPage:
-        self.page.goto(build.app_url(self.site_url, server_url or self.server_url))
+    def open(self, server_url: str | None = None, wait_ready: bool = True, **params: str) -> AppPage:
+        """Open the app on `server_url` (the test's server by default); `params` are further
+        query parameters (e.g. stall="3")."""
+        url = build.app_url(self.site_url, server_url or self.server_url)
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(params)
+        self.page.goto(url)
         if wait_ready:
             self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
         return self

@@ -2,7 +2,9 @@
 
 Chromium's offline mode does not break a response already streaming, so to drop a connection
 the way a weak network does, the app talks to the server through this relay and the test calls
-`cut()`: every open connection is reset; new ones go through again. Bytes are passed unchanged.
+`cut()`: every open connection is reset; new ones go through again. `freeze()` makes every open
+connection go silent without closing it (a dead cell, a middlebox that forgot the flow): nothing
+more is passed on it, in either direction. Bytes are otherwise passed unchanged.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ class TcpRelay:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._open: set[socket.socket] = set()
+        self._frozen: set[socket.socket] = set()
         self._lock = threading.Lock()
         self.cuts = 0
         threading.Thread(target=self._accept, daemon=True).start()
@@ -38,6 +41,12 @@ class TcpRelay:
                 pass
         self.cuts += 1
         return len(sockets)
+
+    def freeze(self) -> int:
+        """Stop passing anything on every open connection, leaving it open; return how many."""
+        with self._lock:
+            self._frozen.update(self._open)
+            return len(self._open)
 
     def close(self) -> None:
         self._listener.close()
@@ -65,7 +74,8 @@ class TcpRelay:
                 data = source.recv(65536)
                 if not data:
                     break
-                sink.sendall(data)
+                if source not in self._frozen:  # a frozen connection swallows what it receives
+                    sink.sendall(data)
         except OSError:
             pass
         finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -281,12 +282,46 @@ def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_
         page.wait_for_selector("#sw-screen [data-sw-id='screen']")
         assert page.locator("#sw-screen [data-sw-id]").count() < 9
         assert relay.cut() >= 1
-        poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=20)
+        try:
+            poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=45)
+        except TimeoutError as exc:  # say what the app showed instead
+            statuses = page.evaluate("window.__statuses")
+            raise AssertionError(f"no drop seen; statuses: {statuses[-8:]}; "
+                                 f"elements: {page.locator('#sw-screen [data-sw-id]').count()}") from exc
         app.wait_finished("inspection-93")
         assert page.locator("#sw-screen [data-sw-id]").count() == 9
         assert page.locator("#sw-screen-issues li").count() == 0
         reply = page.locator("#sw-transcript p", has_text="Here is the screen")
         assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
         assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    finally:
+        relay.close()
+
+
+def test_a_connection_that_goes_silent_mid_stream_is_given_up_and_rejoined(app_for, agent_server):
+    from tcp_relay import TcpRelay
+
+    server = urlsplit(agent_server)
+    relay = TcpRelay(server.hostname, server.port)
+    try:
+        app = app_for(relay.url)
+        page = app.page
+        # a stream silent for 3 s after a heartbeat is dead (9 s on Aegra, which sends no heartbeats)
+        app.open(stall="3")
+        app.seed_draft("inspection-94", {**DRAFT, "inspection_id": "inspection-94"})
+        page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
+          new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
+            {subtree: true, childList: true, characterData: true}); }""")
+        # slow enough that the stream heartbeats (every 5 s) before the screen is done
+        app.begin("inspection-94", "script: patch-ui pace_ms=250")
+        page.wait_for_selector("#sw-screen [data-sw-id='screen']")
+        time.sleep(6)  # a heartbeat has passed on the stream (langgraph dev), so the short limit holds
+        assert page.locator("#sw-screen [data-sw-id]").count() < 9
+        assert relay.freeze() >= 1  # no reset, no FIN: the connection just goes quiet
+        poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=30)
+        app.wait_finished("inspection-94")
+        assert page.locator("#sw-screen [data-sw-id]").count() == 9
+        reply = page.locator("#sw-transcript p", has_text="Here is the screen")
+        assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
     finally:
         relay.close()

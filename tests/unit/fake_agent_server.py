@@ -9,13 +9,15 @@
 Each route answers its replies in order and repeats the last one. A reply that is an exception is
 raised (ServerUnreachable: as the browser's fetch fails offline); inside a list of stream chunks it
 is raised after the chunks before it (a connection cut mid-stream). `fake.sent(...)` lists the
-requests that matched, with their JSON bodies.
+requests that matched, with their JSON bodies. A run's record (`GET /threads/T/runs/R`) that no
+route scripts answers `status: success`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from sitewalk.agentserver.errors import ServerUnreachable
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BASE_URL = "http://agent.test"
 OFFLINE = ServerUnreachable(BASE_URL, "TypeError: Failed to fetch (test)")
+_RUN_RECORD = re.compile(r"/threads/[^/]+/runs/[^/]+")
 MAX_REQUESTS = 200  # a part that keeps sending fails its test instead of hanging it
 
 
@@ -88,6 +91,10 @@ class FakeTransport:
         for route in self.routes:
             if route.method == method and route.path == parts.path:
                 return route.next()
+        if method == "GET" and _RUN_RECORD.fullmatch(parts.path):
+            # A run's record read after its stream ended: the run ended with it, unless a route
+            # above says otherwise (a stream that ends while its run goes on is rejoined).
+            return 200, {"run_id": parts.path.rsplit("/", 1)[1], "status": "success"}
         raise AssertionError(f"no scripted reply for {method} {parts.path}")
 
     async def request(self, method: str, url: str, json: Any = None,

@@ -46,6 +46,18 @@ def test_the_rejoin_point_is_before_the_newest_id_because_a_rejoin_skips_every_e
     assert dedupe.rejoin_from == "1796243079851-0"
 
 
+def test_aegra_ids_are_ordered_by_their_sequence_and_a_replay_passes_on_only_the_new_events():
+    run_id = "1f0c9a2e-7d41-6b3a-9c55-0a1b2c3d4e5f"  # a UUID: its hyphens are not an <ms>-<seq> id
+    everything = [StreamPart("messages", {"same": "fragment"}, f"{run_id}_event_{k}") for k in range(1, 12)]
+    for cut in range(1, len(everything) + 1):
+        dedupe = EventDeduper()
+        shown = [p for p in everything[:cut] if dedupe.fresh(p)]
+        start = int(dedupe.rejoin_from.rsplit("_", 1)[1]) if dedupe.rejoin_from else 0
+        replay = everything[start:]  # Aegra answers a Last-Event-ID with every later event
+        shown += [p for p in replay if dedupe.fresh(p)]
+        assert shown == everything, cut  # equal fragments with their own ids both pass, once each
+
+
 def test_events_without_ids_always_pass():
     dedupe = EventDeduper()
     assert all(dedupe.fresh(StreamPart("values", {"k": 1})) for _ in range(2))

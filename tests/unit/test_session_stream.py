@@ -49,7 +49,8 @@ def test_a_recorded_run_shows_its_words_and_tool_call_and_keeps_the_interrupt_it
     assert states[0] == "collecting_args" and states[-1] == "args_ready"
     state = streamed.state()
     assert state is not None and [i["value"]["tool_call"]["name"] for i in state["interrupts"]] == ["read_local_draft"]
-    [request] = fake.requests
+    request, ended = fake.requests
+    assert ended.method == "GET" and ended.path.startswith(f"{RUNS}/")  # did the run end with its stream?
     assert request.json["stream_resumable"] is True and request.json["on_disconnect"] == "continue"
     assert request.json["stream_mode"] == ["values", "updates", "messages-tuple"]
 
@@ -63,6 +64,26 @@ def test_a_dropped_connection_is_rejoined_from_the_last_id_and_then_the_state_mu
     assert join.headers.get("Last-Event-ID") is None  # only one id seen: the rejoin starts from the start
     assert any("Connection lost" in s for s in view.statuses())
     assert streamed.whole and streamed.dropped and streamed.state() is None  # a rejoin may miss events
+
+
+def test_a_stream_that_ends_cleanly_while_its_run_goes_on_is_rejoined_like_a_cut_one():
+    # a proxy closed the connection as politely as a finished run: only the run's record tells
+    fake = (FakeTransport().on("POST", f"{RUNS}/stream", [paused_run()[:120]])
+            .on("GET", f"{RUNS}/r1", *[(200, {"run_id": "r1", "status": "running"})] * 3,  # still, a moment later
+                (200, {"run_id": "r1", "status": "success"}))
+            .on("GET", f"{RUNS}/r1/stream", paused_run()))
+    streamed, view = run_stream(fake, input={})
+    assert len(fake.sent("GET", f"{RUNS}/r1/stream")) == 1
+    assert any("Connection lost" in s for s in view.statuses())
+    assert streamed.whole and streamed.dropped and streamed.interrupts  # the rest of the run arrived
+
+
+def test_a_stream_that_ends_with_its_run_is_not_rejoined():
+    fake = (FakeTransport().on("POST", f"{RUNS}/stream", paused_run())
+            .on("GET", f"{RUNS}/r1", (200, {"run_id": "r1", "status": "interrupted"})))
+    streamed, view = run_stream(fake, input={})
+    assert fake.sent("GET", f"{RUNS}/r1/stream") == [] and not streamed.dropped
+    assert not any("Connection lost" in s for s in view.statuses())
 
 
 def test_a_message_a_node_wrote_whole_reaches_the_transcript():

@@ -41,6 +41,7 @@ from .schema import (
     ThreadUpdateStateResponse,
 )
 from .sse import ServerSentEvent, SSEDecoder
+from .stall import QUIET_FACTOR, STALL_SECONDS, until_stalled
 from .transport import Transport
 
 __all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
@@ -67,10 +68,12 @@ def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Http:
-    def __init__(self, base_url: str, transport: Transport, headers: dict[str, str] | None) -> None:
+    def __init__(self, base_url: str, transport: Transport, headers: dict[str, str] | None,
+                 stall_seconds: float = STALL_SECONDS) -> None:
         self.base_url = base_url.rstrip("/")
         self.transport = transport
         self.headers = dict(headers or {})
+        self.stall_seconds = stall_seconds
 
     async def call(self, method: str, path: str, json: Any = None) -> Any:
         url = self.base_url + path
@@ -84,7 +87,12 @@ class _Http:
     ) -> AsyncIterator[StreamPart]:
         url = self.base_url + path
         decoder = SSEDecoder()
-        async for text in self.transport.stream(method, url, json=json, headers={**self.headers, **(headers or {})}):
+        chunks = self.transport.stream(method, url, json=json, headers={**self.headers, **(headers or {})})
+
+        def limit() -> float:  # shorter once the server has shown that it heartbeats
+            return self.stall_seconds if decoder.comments else self.stall_seconds * QUIET_FACTOR
+
+        async for text in until_stalled(chunks, limit, url):
             for event in decoder.feed(text):
                 yield _part(event)
         for event in decoder.close():
@@ -313,9 +321,13 @@ class AgentServerClient:
     """Entry point: `.threads`, `.runs`, `.assistants`, plus the helpers Sitewalk uses most."""
 
     def __init__(
-        self, base_url: str, transport: Transport | None = None, headers: dict[str, str] | None = None
+        self, base_url: str, transport: Transport | None = None, headers: dict[str, str] | None = None,
+        *, stall_seconds: float = STALL_SECONDS,
     ) -> None:
-        self._http = _Http(base_url, transport or default_transport(), headers)
+        """`stall_seconds`: a stream that has heartbeated and then stays silent this long is
+        given up as a dropped connection (`stall.StreamStalled`, a ServerUnreachable); one that
+        never heartbeated (Aegra) after `stall.QUIET_FACTOR` times as long."""
+        self._http = _Http(base_url, transport or default_transport(), headers, stall_seconds)
         self.threads = ThreadsClient(self._http)
         self.runs = RunsClient(self._http)
         self.assistants = AssistantsClient(self._http)

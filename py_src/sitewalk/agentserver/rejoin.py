@@ -3,16 +3,20 @@
 Runs are started with `stream_resumable` (the server gives every event an id and keeps the run
 going when the client goes away). When the connection drops after the run is known (its
 `metadata` event), the stream is rejoined with `Last-Event-ID`, and events seen before are not
-passed on again.
+passed on again. A connection can also end without an error (a proxy closing it cleanly) or go
+silent (`stall`): a stream that ends while its run is still pending or running is rejoined the
+same way, so a run is followed to its end whatever the network did.
 
-Ids look like `<ms>-<seq>` and are ordered, but the in-memory server gives several events the
-same id within one millisecond, and a rejoin from an id skips *every* event with that id (checked
-on these machines). So the rejoin starts from the last id before the newest one, and events
-carrying the newest id are told apart by their payload.
+The in-memory server's ids look like `<ms>-<seq>` and are ordered, but it gives several events
+the same id within one millisecond, and a rejoin from an id skips *every* event with that id
+(checked on these machines). So the rejoin starts from the last id before the newest one, and
+events carrying the newest id are told apart by their payload. Aegra's ids are
+`<run_id>_event_<seq>`, one per event, ordered by `<seq>`: the same rule holds for them.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -22,6 +26,9 @@ from .errors import ServerUnreachable
 __all__ = ["EventDeduper", "MAX_REJOINS", "stream_with_rejoin"]
 
 MAX_REJOINS = 30  # a connection that keeps dropping: give up and let the caller say so
+_GOING = ("pending", "running")
+_END_CHECKS = 3
+_END_CHECK_PAUSE_S = 0.2
 
 
 class EventDeduper:
@@ -53,7 +60,10 @@ class EventDeduper:
 def _order(event_id: str | None) -> tuple[int, ...] | None:
     if not event_id:
         return None
+    _, aegra, sequence = event_id.rpartition("_event_")
     try:
+        if aegra:
+            return (int(sequence),)
         return tuple(int(piece) for piece in event_id.split("-"))
     except ValueError:
         return None
@@ -89,12 +99,25 @@ async def stream_with_rejoin(
                     run_id = part.data.get("run_id")
                 if dedupe.fresh(part):
                     yield part
-            return
+            if run_id is None or await _run_is_over(client, thread_id, run_id):
+                return
         except ServerUnreachable:
-            drops += 1
-            if run_id is None or drops > MAX_REJOINS:
+            if run_id is None or drops >= MAX_REJOINS:
                 raise
-            if on_drop is not None:
-                on_drop(drops)
-            await wait(drops)
-            source = client.runs.join_stream(thread_id, run_id, last_event_id=dedupe.rejoin_from)
+        drops += 1
+        if on_drop is not None:
+            on_drop(drops)
+        await wait(drops)
+        source = client.runs.join_stream(thread_id, run_id, last_event_id=dedupe.rejoin_from)
+
+
+async def _run_is_over(client: AgentServerClient, thread_id: str, run_id: str) -> bool:
+    """Whether a stream that ended cleanly ended with its run. A proxy (or a server between
+    restarts) may close a connection as cleanly as a finished run does; a run still pending or
+    running after its stream ended lost its connection, and is rejoined like after a reset."""
+    for attempt in range(_END_CHECKS):
+        if (await client.runs.get(thread_id, run_id)).get("status") not in _GOING:
+            return True
+        if attempt + 1 < _END_CHECKS:  # the server may close the stream just before it records the end
+            await asyncio.sleep(_END_CHECK_PAUSE_S)
+    return False

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
+from ..agentserver.stall import STALL_SECONDS
 from ..bridge import dom, files, geolocation, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.location import get_current_location
@@ -33,7 +34,7 @@ async def main(config: Any) -> None:
     if hasattr(config, "to_py"):
         config = config.to_py()
     server_url = str(config["agentServerUrl"]).rstrip("/")
-    client = AgentServerClient(server_url)
+    client = AgentServerClient(server_url, stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
