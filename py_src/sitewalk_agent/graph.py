@@ -5,9 +5,11 @@ It is LangChain's `create_agent` with Sitewalk's kit (`sitewalk_agent.sitewalk_m
     model -> (tool calls?) -> tools (in parallel) -> model -> ... -> UiActionsMiddleware.after_agent
 
 The headless tools (`read_local_draft`, `get_current_location`, ...) interrupt and the browser
-answers them; `render_ui` and inline patch lines keep the screen on record in `ui_spec`; a screen
-with a ConfirmButton waits for presses (see `sitewalk_agent.middleware`). The chat model is the
-embedded scripted one unless `SITEWALK_MODEL=provider:model` names a real one.
+answers them; `walk_site` runs the site-walk subgraph (two questions, its own checkpoints, see
+`sitewalk_agent.site_walk`) in a node of its own; `render_ui` and inline patch lines keep the
+screen on record in `ui_spec`; a screen with a ConfirmButton waits for presses (see
+`sitewalk_agent.middleware`). The chat model is the embedded scripted one unless
+`SITEWALK_MODEL=provider:model` names a real one.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from langgraph.config import get_config  # noqa: E402
 from sitewalk_agent.middleware import SitewalkState  # noqa: E402
 from sitewalk_agent.screens import UI_PROMPT  # noqa: E402
 from sitewalk_agent.scripted_model import ScriptedInspectionModel, pace_of, scenario_of  # noqa: E402
+from sitewalk_agent.site_walk import SiteWalkMiddleware  # noqa: E402
 from sitewalk_agent.toolkit import field_review_middleware, sitewalk_middleware  # noqa: E402
 
 __all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph", "make_model"]
@@ -80,7 +83,7 @@ class ScriptedPacingMiddleware(AgentMiddleware):
 def build_graph(model: BaseChatModel | None = None) -> Any:
     """The inspection agent: create_agent with Sitewalk's middleware (and pacing for the scripted model)."""
     model = model or _BASE_MODEL
-    middleware: list[AgentMiddleware[Any]] = [*sitewalk_middleware(), *field_review_middleware()]
+    middleware: list[AgentMiddleware[Any]] = [*sitewalk_middleware(), *field_review_middleware(), SiteWalkMiddleware()]
     if isinstance(model, ScriptedInspectionModel):
         middleware.append(ScriptedPacingMiddleware())
     return create_agent(model, system_prompt=SYSTEM_PROMPT, middleware=middleware, state_schema=SitewalkState,

@@ -39,6 +39,10 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   (see `sitewalk_agent.review`); then a sentence per answered call (done, refused, or rejected);
 - `photos`: one message with `archive_photos` and `delete_photos` for the same photos
   (REVIEW_PHOTOS); delete is refused by the tool unless the archive ran first.
+- `site-walk`: the card, then a `walk_site` call: the site-walk subgraph asks the inspector "Is the
+  handrail secure?" (yes/no) and then "How many bolts are corroded?" (a number), each with its own
+  interrupt (see `sitewalk_agent.site_walk`); then a sentence and patch lines that add both answers to
+  the card's findings ("Handrail secure: yes", "Corroded bolts: 3").
 
 Follow-ups: a human message after the first one is answered from its own words (case ignored):
 - "the risk is critical" (or high, medium, low) -> a sentence, then inline JSON-patch lines that
@@ -450,6 +454,8 @@ def _after_render(c: _Context) -> Turn:
         shown = next(call["args"] for m in reversed(c.messages) for call in getattr(m, "tool_calls", None) or []
                      if call.get("name") == "render_ui")
         return Turn("", "render_ui", broken_spec(shown))
+    if c.outcome.get("ok") and c.scenario == "site-walk" and screens_sent == 1:
+        return Turn("Now a short walk round the site with you.", "walk_site", {"inspection_id": c.inspection_id})
     if c.outcome.get("ok") and c.scenario in ("patch-edit", "bad-patch") and screens_sent == 1:
         return Turn(inline_text("The photos show more corrosion than the draft says: raising the risk.",
                                 risk_edit("high", broken=c.scenario == "bad-patch")))
@@ -460,12 +466,34 @@ def _after_render(c: _Context) -> Turn:
     return Turn(f"The screen for {c.inspection_id} was rejected ({codes}).")
 
 
+WALK_FINDINGS = {"handrail_secure": "Handrail secure", "corroded_bolts": "Corroded bolts"}
+
+
+def walk_findings(answers: Sequence[dict[str, Any]]) -> list[str]:
+    """The site walk's answers as findings: "Handrail secure: yes", "Corroded bolts: 3"."""
+    out = []
+    for a in answers:
+        value = a.get("answer")
+        said = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        out.append(f"{WALK_FINDINGS.get(str(a.get('question_id')), str(a.get('question')))}: {said}")
+    return out
+
+
+def _after_walk(c: _Context) -> Turn:
+    if not c.outcome.get("ok"):
+        return Turn(f"The site walk did not happen ({(c.outcome.get('error') or {}).get('code', 'internal')}).")
+    found = walk_findings((c.outcome.get("result") or {}).get("answers") or [])
+    ops = [{"op": "add", "path": "/elements/card/props/findings/-", "value": f} for f in found]
+    return Turn(inline_text(f"Walked the site with you: {'; '.join(found)}.", ops))
+
+
 _AFTER = {
     "measure_noise_level": _after_noise,
     "get_current_location": _after_device("get_current_location"),
     "attach_photo": _after_device("attach_photo"),
     "read_local_draft": _after_draft,
     "render_ui": _after_render,
+    "walk_site": _after_walk,
     **{name: _field_summary for name in FIELD_ACTIONS},
 }
 

@@ -1,0 +1,139 @@
+"""The site walk: a subgraph with a history of its own that asks the inspector two questions in turn.
+
+    START -> ask_handrail_secure -> ask_corroded_bolts -> END
+
+Each node pauses on an interrupt whose value is a `sitewalk.contracts.questions.QuestionRequest`
+(yes/no, then a number) and is resumed with `{"question_id", "answer"}`; an answer that does not fit
+asks the same question again with the reason (nothing is lost, nothing is guessed).
+
+Compiled with `checkpointer=True`, the walk keeps its own checkpoints (one after each answer) under
+its own namespace, so the inspector can go back *between* the two questions: fork at the checkpoint
+after the first answer and only the second is asked again (`sitewalk.session.travel`).
+
+How the agent reaches it. The model calls the `walk_site` tool; `SiteWalkMiddleware.aafter_model`
+(a node of the `create_agent` graph) runs the walk for that call and answers it with the answers.
+Why a node and not the tool's body: LangGraph finds a subgraph by the nodes that call it. One called
+from a tool body runs inside the `tools` node, which LangGraph cannot see into (checked with langgraph
+1.2, what the server runs): `get_subgraphs()` is empty, `get_state(subgraphs=True)` shows no task
+state, the history of its namespace is read with the parent's channels (its answers missing) and
+`update_state` there is refused ("Subgraph tools not found"). Called from the hook, the walk is the
+node's subgraph (LangGraph reads the hook's code for the compiled graph it names) and all of it works
+on the real server: nested state, the namespace's history, forks between the questions.
+The tool's own body only runs when the hook did not answer (a second walk in one message): it refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from sitewalk.contracts.envelope import ErrorCode, ToolSuccess
+from sitewalk.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
+from sitewalk_agent.headless import failure, tool_message
+
+__all__ = ["QUESTIONS", "SITE_WALK", "WALK_NODE", "WALK_TOOL", "SiteWalkMiddleware", "build_site_walk", "walk_site"]
+
+WALK_TOOL = "walk_site"
+QUESTIONS = (
+    Question(id="handrail_secure", text="Is the handrail secure?", kind="yes_no"),
+    Question(id="corroded_bolts", text="How many bolts are corroded?", kind="number"),
+)
+
+
+class WalkState(TypedDict, total=False):
+    inspection_id: str
+    walk_id: str  # the walk_site call it answers
+    answers: list[dict[str, Any]]  # {question_id, question, kind, answer}, in the order asked
+
+
+def _answer(request: QuestionRequest, resume: Any) -> bool | int:
+    """The resume's answer to `request`; InvalidAnswer when it is for another question or does not fit."""
+    if not isinstance(resume, dict) or resume.get("question_id") != request.question_id:
+        raise InvalidAnswer(f"this answer is not for the question {request.question!r}")
+    return parse_answer(request.kind, resume.get("answer"))
+
+
+def _asker(question: Question) -> Any:
+    async def ask(state: WalkState) -> dict[str, Any]:
+        error = ""
+        while True:  # each refused answer is another interrupt of this node, with the reason
+            request = QuestionRequest.of(question, state.get("inspection_id", ""), error)
+            try:
+                value = _answer(request, interrupt(request.model_dump()))
+                break
+            except InvalidAnswer as refused:
+                error = str(refused)
+        said = {"question_id": question.id, "question": question.text, "kind": question.kind, "answer": value}
+        return {"answers": [*state.get("answers", []), said]}
+
+    ask.__name__ = f"ask_{question.id}"
+    return ask
+
+
+def build_site_walk() -> Any:
+    graph = StateGraph(WalkState)
+    previous = START
+    for question in QUESTIONS:
+        node = f"ask_{question.id}"
+        graph.add_node(node, _asker(question))
+        graph.add_edge(previous, node)
+        previous = node
+    graph.add_edge(previous, END)
+    return graph.compile(checkpointer=True, name="site_walk")
+
+
+SITE_WALK = build_site_walk()
+WALK_NODE = "SiteWalkMiddleware.after_model"  # the agent graph's node that runs the walk (its namespace)
+
+
+class WalkArgs(BaseModel):
+    inspection_id: str = Field(min_length=1, max_length=64, description="The inspection the walk is for.")
+
+
+@tool(WALK_TOOL, args_schema=WalkArgs)
+async def walk_site(inspection_id: str) -> str:
+    """Walk the site with the inspector: ask them, in turn, whether the handrail is secure and how many
+    bolts are corroded. One walk per reply."""
+    # Only reached when SiteWalkMiddleware did not answer the call first (see the module docstring).
+    return "refused: one site walk at a time"
+
+
+def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The newest AI message's first walk_site call that has no answer yet."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    if not isinstance(last, AIMessage):
+        return None
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return next((dict(c) for c in last.tool_calls if c["name"] == WALK_TOOL and c["id"] not in answered), None)
+
+
+class SiteWalkMiddleware(AgentMiddleware):
+    """Registers `walk_site` and runs the site-walk subgraph for its call (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tools = [walk_site]
+
+    async def aafter_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        call = _pending_walk(dict(state))
+        if call is None:
+            return None
+        try:
+            args = WalkArgs.model_validate(call.get("args") or {})
+        except ValueError as error:
+            outcome = failure(call, ErrorCode.invalid_args, f"invalid arguments: {error}")
+            return {"messages": [tool_message(call, outcome.model_dump(mode="json"), False)]}
+        # SITE_WALK named here, in the node's own code, is how LangGraph finds the node's subgraph.
+        walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call["id"], "answers": []})
+        result = {"inspection_id": args.inspection_id, "answers": list(walked.get("answers") or [])}
+        envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call["id"], result=result).model_dump(mode="json")
+        return {"messages": [tool_message(call, envelope, True)]}
