@@ -16,7 +16,7 @@ dicts the server sends, typed by `schema` (TypedDicts: nothing is copied or conv
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import quote
@@ -137,13 +137,18 @@ class ThreadsClient:
         return cast(ThreadState, await self._http.call("GET", path))
 
     async def get_history(
-        self, thread_id: str, limit: int = 10, before: str | None = None
+        self, thread_id: str, limit: int = 10, before: str | None = None, checkpoint_ns: str = ""
     ) -> list[ThreadState]:
-        """One page of checkpoints, newest first; `before` is a checkpoint id (exclusive)."""
+        """One page of checkpoints, newest first; `before` is a checkpoint id (exclusive).
+
+        `checkpoint_ns` names a subgraph's own history (one compiled with `checkpointer=True`), e.g.
+        `node` (without the task id); "" is the graph's own."""
         body: dict[str, Any] = {"limit": limit}
         if before:
             # The flat {"before": id} form answers 500; the server wants a config.
             body["before"] = {"configurable": {"checkpoint_id": before}}
+        if checkpoint_ns:
+            body["checkpoint"] = {"checkpoint_ns": checkpoint_ns}
         return cast(list[ThreadState], await self._http.call("POST", f"/threads/{_p(thread_id)}/history", body))
 
     async def iter_history(self, thread_id: str, page_size: int = 10) -> AsyncIterator[list[ThreadState]]:
@@ -167,12 +172,18 @@ class ThreadsClient:
         values: Any,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
+        checkpoint: Mapping[str, Any] | None = None,
     ) -> ThreadUpdateStateResponse:
-        """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}."""
+        """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}.
+
+        `checkpoint` (a whole checkpoint object, with `checkpoint_ns` and `checkpoint_map`) writes into a
+        subgraph's own history; `checkpoint_id` alone names one of the graph's own checkpoints."""
         body: dict[str, Any] = {"values": values}
         if as_node is not None:
             body["as_node"] = as_node
-        if checkpoint_id is not None:
+        if checkpoint is not None:
+            body["checkpoint"] = dict(checkpoint)
+        elif checkpoint_id is not None:
             body["checkpoint"] = {"checkpoint_id": checkpoint_id}
         return cast(ThreadUpdateStateResponse, await self._http.call("POST", f"/threads/{_p(thread_id)}/state", body))
 
@@ -223,6 +234,7 @@ class RunsClient:
         command: Command | None = None,
         stream_mode: Sequence[StreamMode] | StreamMode = DEFAULT_STREAM_MODE,
         checkpoint_id: str | None = None,
+        checkpoint: Mapping[str, Any] | None = None,
         stream_subgraphs: bool = False,
         metadata: dict[str, Any] | None = None,
         multitask_strategy: MultitaskStrategy | None = None,
@@ -234,7 +246,9 @@ class RunsClient:
 
         Heartbeat comments are skipped; `event: error` raises StreamError. With `input=None`,
         `command=None` and a `checkpoint_id` the run continues from that checkpoint (a fork or
-        a replay). `stream_resumable=True` gives every event an id and keeps the run going when the
+        a replay). A whole `checkpoint` object runs from a subgraph's own checkpoint (its
+        `checkpoint_ns` and `checkpoint_map` say where the graph and the subgraph resume).
+        `stream_resumable=True` gives every event an id and keeps the run going when the
         client disconnects, so `join_stream(..., last_event_id=...)` can pick it up again.
         """
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
@@ -246,7 +260,9 @@ class RunsClient:
         }
         if command is not None:
             body["command"] = command
-        if checkpoint_id is not None:
+        if checkpoint is not None:
+            body["checkpoint"] = dict(checkpoint)
+        elif checkpoint_id is not None:
             body["checkpoint"] = {"checkpoint_id": checkpoint_id}
         if metadata is not None:
             body["metadata"] = metadata

@@ -4,6 +4,7 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 - `facts` keeps a few facts of each history entry, never its whole values;
 - `naming` names a step for people from what it did ("Read your draft", "Waiting for your decision");
 - `tree` builds the loaded part of the tree from `parent_checkpoint` (branches, the live path);
+- `nested` keeps a subgraph's own steps (the site walk's) under the graph's step each ran from;
 - `pager` loads it newest first with `limit` + `before`, retrying a failed page, through
 - `guard`, which binds each response to the timeline that asked (a late page of another thread is dropped);
 - `shown` is what the view draws (one branch, the switcher, a notice);
@@ -13,18 +14,27 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 
 from __future__ import annotations
 
-from .errors import HistoryPageFailed, ReplayDeclined, RunActive, StaleResponse, TimelineError, UnknownCheckpoint
+from .errors import (
+    HistoryPageFailed,
+    InvalidEdit,
+    ReplayDeclined,
+    RunActive,
+    StaleResponse,
+    TimelineError,
+    UnknownCheckpoint,
+)
 from .facts import StepFacts, checkpoint_id, facts_of
 from .guard import StaleGuard, Ticket
 from .naming import StepName, name_step
+from .nested import NestedSteps, checkpoint_object
 from .pager import PAGE_SIZE, FetchPage, TimelinePager
 from .preview import ExternalAction, RestorePreview, restore_preview
 from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
-    "PAGE_SIZE", "Branch", "ExternalAction", "FetchPage", "HistoryPageFailed", "ReplayDeclined", "RestorePreview",
-    "RunActive", "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError",
-    "TimelinePager", "TimelineShown", "TimelineTree", "UnknownCheckpoint", "checkpoint_id", "facts_of", "name_step",
-    "restore_preview", "shown",
+    "PAGE_SIZE", "Branch", "ExternalAction", "FetchPage", "HistoryPageFailed", "InvalidEdit", "NestedSteps",
+    "ReplayDeclined", "RestorePreview", "RunActive", "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName",
+    "Ticket", "TimelineError", "TimelinePager", "TimelineShown", "TimelineTree", "UnknownCheckpoint", "checkpoint_id",
+    "checkpoint_object", "facts_of", "name_step", "restore_preview", "shown",
 ]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["HistoryPageFailed", "ReplayDeclined", "RunActive", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
+__all__ = ["HistoryPageFailed", "InvalidEdit", "ReplayDeclined", "RunActive", "StaleResponse", "TimelineError",
+           "UnknownCheckpoint"]
 
 
 class TimelineError(ValueError):
@@ -51,3 +52,9 @@ class ReplayDeclined(TimelineError):
     def __init__(self, tool: str, tool_call_id: str, reason: str) -> None:
         super().__init__(f"the replay asked {tool} again and it was declined ({reason}); the branch before stays")
         self.tool, self.tool_call_id, self.reason = tool, tool_call_id, reason
+
+
+class InvalidEdit(TimelineError):
+    """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON)."""
+
+    code = "invalid_edit"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Interruption", "LastMessage", "StepFacts", "checkpoint_id", "facts_of"]
+__all__ = ["Answer", "Interruption", "LastMessage", "StepFacts", "checkpoint_id", "facts_of", "stable_namespace"]
 
 TEXT_LIMIT = 80  # a step's title quotes at most this much of a message
 
@@ -35,9 +35,25 @@ class Interruption:
     """One interrupt the checkpoint waits on, reduced to what names it."""
 
     id: str
-    kind: str  # tool | ui_action_request | tool_approval | other
+    kind: str  # tool | ui_action_request | tool_approval | question | other
     tool_name: str = ""
     tool_call_id: str = ""
+    question: str = ""  # what a question asks the inspector ("Is the handrail secure?")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One answer the inspector gave to a question of the agent's (the site walk)."""
+
+    question_id: str
+    question: str
+    kind: str  # yes_no | number
+    answer: Any
+
+    @property
+    def text(self) -> str:
+        return ("yes" if self.answer else "no") if self.kind == "yes_no" and isinstance(self.answer, bool) \
+            else str(self.answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +73,12 @@ class StepFacts:
     last_action: tuple[str, str, str] | None  # (action, idempotency key, business reference) of the newest
     run_id: str
     created_by: str  # who made it: the user id of the run, or "system"
+    namespace: str = ""  # "" for the graph's own checkpoints, the subgraph's namespace for its own
+    parent_step: str | None = None  # a subgraph checkpoint: the graph's checkpoint it ran from
+    resumed_from: tuple[str, ...] = ()  # a graph checkpoint: the subgraph checkpoints its run started from
+    answers: tuple[Answer, ...] = ()  # a subgraph's answers so far (the site walk's questions)
+    checkpoint_map: tuple[tuple[str, str], ...] = ()  # a subgraph checkpoint: where each graph level stood
+    subgraphs: tuple[str, ...] = ()  # namespaces of subgraphs with their own history among the next tasks
 
     @property
     def interrupted(self) -> bool:
@@ -83,6 +105,9 @@ def facts_of(entry: Mapping[str, Any]) -> StepFacts:
     identity = _map(spec.get("identity"))
     actions = _list(values.get("ui_actions"))
     step = metadata.get("step")
+    checkpoint = _map(entry.get("checkpoint"))
+    namespace = str(checkpoint.get("checkpoint_ns") or "")
+    parents = _map(metadata.get("parents"))
     return StepFacts(
         id=cid, parent_id=checkpoint_id(entry.get("parent_checkpoint")),
         step=step if isinstance(step, int) else None, source=str(metadata.get("source") or ""),
@@ -92,7 +117,30 @@ def facts_of(entry: Mapping[str, Any]) -> StepFacts:
         spec_call_id=str(identity.get("tool_call_id") or ""), action_count=len(actions),
         last_action=_action(actions[-1]) if actions else None, run_id=str(metadata.get("run_id") or ""),
         created_by=str(metadata.get("user_id") or metadata.get("created_by") or ""),
+        namespace=namespace, parent_step=(str(parents.get("") or "") or None) if namespace else None,
+        # a graph checkpoint a run made from a subgraph's checkpoint names it in `parents` (by namespace)
+        resumed_from=() if namespace else tuple(str(v) for k, v in parents.items() if k and v),
+        answers=_answers(values.get("answers")),
+        checkpoint_map=tuple((str(k), str(v)) for k, v in _map(checkpoint.get("checkpoint_map")).items())
+        if namespace else (),
+        subgraphs=_subgraphs(entry.get("tasks")),
     )
+
+
+def stable_namespace(namespace: str) -> str:
+    """A namespace without its task ids (`node:task|child:task` -> `node|child`): how a subgraph compiled
+    with `checkpointer=True` keeps one history per thread, and how its history is read."""
+    return "|".join(part.split(":")[0] for part in namespace.split("|")) if namespace else ""
+
+
+def _subgraphs(tasks: Any) -> tuple[str, ...]:
+    found = (stable_namespace(str(_map(_map(t).get("checkpoint")).get("checkpoint_ns") or "")) for t in _list(tasks))
+    return tuple(sorted({ns for ns in found if ns}))
+
+
+def _answers(value: Any) -> tuple[Answer, ...]:
+    return tuple(Answer(str(a.get("question_id") or ""), str(a.get("question") or ""), str(a.get("kind") or ""),
+                        a.get("answer")) for a in _list(value) if isinstance(a, Mapping))
 
 
 def _map(value: Any) -> Mapping[str, Any]:
@@ -161,6 +209,8 @@ def _interruption(item: Mapping[str, Any]) -> Interruption:
     value = _map(item.get("value"))
     kind = str(value.get("type") or "other")
     call = _map(value.get("tool_call") or value.get("toolCall"))
+    if kind == "question":
+        return Interruption(str(item.get("id", "")), kind, question=str(value.get("question") or ""))
     if kind == "tool_approval":
         return Interruption(str(item.get("id", "")), kind, str(value.get("name") or ""),
                             str(value.get("tool_call_id") or ""))

@@ -25,6 +25,11 @@ class StaleGuard:
         self._owner = owner
         return Ticket(self, self._generation, owner)
 
+    @property
+    def owner(self) -> str:
+        """The thread whose timeline the newest ticket is for."""
+        return self._owner
+
     def is_current(self, ticket: Ticket) -> bool:
         return ticket.generation == self._generation and ticket.owner == self._owner
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..contracts.tools import TOOL_CONTRACTS
 from .facts import Interruption, LastMessage, StepFacts
 
 __all__ = ["StepName", "name_step"]
@@ -21,10 +22,12 @@ _TOOL_OBJECT = {
 _TOOL_DONE = {
     "read_local_draft": "Read your draft", "save_local_draft": "Saved your draft",
     "get_current_location": "Asked for your location", "attach_photo": "Asked for a photo",
+    "walk_site": "Walked the site with you",
 }
 _TOOL_PLAN = {
     "read_local_draft": "ask for your draft", "get_current_location": "ask for your location",
     "attach_photo": "ask for a photo", "render_ui": "show a screen", "create_work_order": "raise a work order",
+    "walk_site": "walk the site with you",
 }
 _DECLINED = {"permission_denied", "declined", "cancelled"}
 
@@ -32,13 +35,16 @@ _DECLINED = {"permission_denied", "declined", "cancelled"}
 @dataclass(frozen=True, slots=True)
 class StepName:
     title: str
-    kind: str  # you | agent | device | screen | action | waiting | internal
+    kind: str  # you | agent | device | screen | action | waiting | answer | internal
     call_ids: tuple[str, ...] = ()  # tool call ids the step carries
     spec: str = ""  # the screen identity it carries ("rev 2 · call_…")
+    editable: bool = False  # this device answered a headless tool here: the inspector may change the answer
 
 
 def name_step(step: StepFacts, parent: StepFacts | None) -> StepName:
     """The step's title; `parent` is None when its parent is not loaded (yet) or it has none."""
+    if step.namespace:
+        return _nested(step, parent)
     grew = parent is None or step.message_count > parent.message_count
     last = step.last
     if step.source == "input":
@@ -48,6 +54,9 @@ def name_step(step: StepFacts, parent: StepFacts | None) -> StepName:
     if last is not None and last.type == "human" and (grew or step.source == "update"):
         edited = " (edited)" if step.source == "update" else ""
         return StepName(f"You said: {last.text}{edited}", "you")
+    if last is not None and last.type == "tool" and step.source == "update":  # an answer changed at a step
+        changed = _message(last)
+        return StepName(f"{changed.title} (changed)", "you", changed.call_ids)
     if step.interrupts:
         return _waiting(step.interrupts)
     if parent is not None and step.action_count > parent.action_count and step.last_action:
@@ -62,6 +71,23 @@ def name_step(step: StepFacts, parent: StepFacts | None) -> StepName:
     return StepName("Checked the agent's work", "internal")
 
 
+def _nested(step: StepFacts, parent: StepFacts | None) -> StepName:
+    """A step of a subgraph's own history (the site walk): what was answered, or what it asks."""
+    if step.source == "input":
+        return StepName("Started the site walk", "internal")
+    asking = next((i.question for i in step.interrupts if i.kind == "question"), "")
+    if step.source == "fork":  # a replay from between the questions: the next one is asked again
+        return StepName(f"Asked again: {asking}", "waiting") if asking else StepName("Replayed from here", "internal")
+    grew = parent is None or len(step.answers) > len(parent.answers)
+    if step.answers and (grew or step.source == "update"):
+        said = step.answers[-1]
+        changed = " (changed)" if step.source == "update" else ""
+        return StepName(f"Asked: {said.question} — {said.text}{changed}", "answer")
+    if asking:
+        return StepName(f"Waiting for your answer: {asking}", "waiting")
+    return StepName("Checked the walk", "internal")
+
+
 def _spec(step: StepFacts) -> str:
     return f"rev {step.spec_revision} · {step.spec_call_id}" if step.spec_revision is not None else ""
 
@@ -71,6 +97,9 @@ def _waiting(interrupts: tuple[Interruption, ...]) -> StepName:
     kinds = {i.kind for i in interrupts}
     if "ui_action_request" in kinds:
         return StepName("Waiting for your decision", "waiting", ids)
+    if "question" in kinds:
+        asked = next(i.question for i in interrupts if i.kind == "question")
+        return StepName(f"Waiting for your answer: {asked}", "waiting", ids)
     if "tool_approval" in kinds:
         names = ", ".join(i.tool_name for i in interrupts if i.kind == "tool_approval")
         return StepName(f"Waiting for your approval: {names}", "waiting", ids)
@@ -89,11 +118,12 @@ def _action(step: StepFacts) -> StepName:
 def _message(last: LastMessage) -> StepName:
     if last.type == "tool":
         done = _TOOL_DONE.get(last.tool_name, f"Ran {last.tool_name}")
+        editable = last.tool_name in TOOL_CONTRACTS  # the browser's answer (a headless tool)
         if last.error_code in _DECLINED:
-            return StepName(f"{done}: declined", "device", (last.tool_call_id,))
+            return StepName(f"{done}: declined", "device", (last.tool_call_id,), editable=editable)
         if last.error_code:
-            return StepName(f"{done}: failed ({last.error_code})", "device", (last.tool_call_id,))
-        return StepName(done, "device", (last.tool_call_id,))
+            return StepName(f"{done}: failed ({last.error_code})", "device", (last.tool_call_id,), editable=editable)
+        return StepName(done, "device", (last.tool_call_id,), editable=editable)
     if last.calls:
         plans = " and ".join(_TOOL_PLAN.get(name, f"call {name}") for name, _ in last.calls)
         return StepName(f"Decided to {plans}", "agent", tuple(cid for _, cid in last.calls))
