@@ -1,6 +1,6 @@
 """The app's DOM view and its newest inspection session: the one the page's controls speak to.
 
-ConfirmButtons, review cards, the composer, the timeline and the audit panel all act on the
+ConfirmButtons, review and question cards, the composer, the timeline and the audit panel all act on the
 inspection on screen, which is the newest session. The view and the session machinery are built
 when the first inspection starts or is reopened, not at boot (the first screen paints sooner).
 """
@@ -16,6 +16,7 @@ from ..headless import HeadlessToolRegistry
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..ui.render import render_template
 from .composer import show_waiting_messages
+from .question_view import QuestionCardsView
 from .review_view import ReviewCardsView
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Sessions:
         self._audit = AuditLog(drafts)  # what left the device, per delivered answer
         self._mismatches: list[ContractMismatch] = []
         self._review_cards = ReviewCardsView(on_submit=self._review)  # per-call reviews
+        self._question_cards = QuestionCardsView(on_answer=self._answer)  # the agent's questions (site walk)
         self._view: DomView | None = None
         self._newest: InspectionSession | None = None
 
@@ -60,7 +62,8 @@ class Sessions:
 
         hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
-                      on_messages=show_waiting_messages, review_cards=self._review_cards)
+                      on_messages=show_waiting_messages, review_cards=self._review_cards,
+                      question_cards=self._question_cards)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest
@@ -71,6 +74,10 @@ class Sessions:
     async def _review(self, decisions: dict[str, dict[str, Any]]) -> None:
         if self._newest is not None:
             await self._newest.review(decisions)
+
+    async def _answer(self, interrupt_id: str, raw: Any) -> None:
+        if self._newest is not None:
+            await self._newest.answer(interrupt_id, raw)
 
     def _show_mismatch(self, mismatch: ContractMismatch) -> None:
         """The visible version-mismatch state: one banner above the app, each tool with both digests."""

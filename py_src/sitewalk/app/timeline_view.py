@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..bridge import dom
 from ..spec.validate import validate_spec
-from ..timeline import Step, TimelineError, TimelineShown
+from ..timeline import RestorePreview, Step, TimelineError, TimelineShown
 from ..ui.render import render_spec, render_template
+from .timeline_edit import EDITS, nested_details_html, start_edit
 
 if TYPE_CHECKING:
     from ..session import InspectionSession
@@ -107,6 +108,8 @@ class TimelineControls:
                             lambda _text: travel.replay(checkpoint), None)
         elif what == "edit":
             await self._edit(travel, checkpoint, dom.attribute(button, "data-message-id") or "")
+        elif what in EDITS:  # the site walk's steps, and a device's answers (app/timeline_edit.py)
+            await start_edit(self, travel, what, checkpoint)
         elif what == "confirm" and self.pending is not None:
             work, self.pending = self.pending, None
             edited = dom.element("sw-edit-text")  # read before the preview (and its form) goes away
@@ -120,6 +123,9 @@ class TimelineControls:
     async def open(self, travel: TimeTravel, checkpoint: str) -> None:
         step = travel.timeline.tree.step(checkpoint)
         if step is None:
+            return
+        if step.facts.namespace:  # a site-walk step: what it knew is its answers (app/timeline_edit.py)
+            dom.set_html("sw-step-details", nested_details_html(step))
             return
         state = await travel.client.threads.get_state(travel.thread.id, checkpoint)
         dom.set_html("sw-step-details", details_html(step, dict(state)))
@@ -138,10 +144,14 @@ class TimelineControls:
 
     async def _ask(self, travel: TimeTravel, checkpoint: str, heading: str, confirm: str,
                    work: Callable[[str], Any], edit: str | None) -> None:
-        preview = await travel.preview(checkpoint)
+        self.show_preview(await travel.preview(checkpoint), heading, confirm, work, edit)
+
+    def show_preview(self, preview: RestorePreview, heading: str, confirm: str, work: Callable[[str], Any],
+                     edit: str | None = None, **field: str) -> None:
+        """The restore preview with the value to write (`edit`; `field`: edit_kind, edit_error); Confirm runs `work`."""
         self.pending = work
         dom.set_html("sw-restore", render_template("timeline_restore.j2", preview=preview, heading=heading,
-                                                   confirm=confirm, edit=edit))
+                                                   confirm=confirm, edit=edit, **field))
 
     def _travel(self) -> TimeTravel | None:
         session = self.session()

@@ -9,7 +9,8 @@
 - `Cancellation` (cancel.py): the inspector's Cancel; `CallBoard` (calls.py): tool calls on the view;
 - `Conversation` (conversation.py): the inspector's follow-up messages, one run at a time, none lost;
 - `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen);
-- `Reviews` (reviews.py): per-call review cards read from the thread's state, decisions by interrupt id.
+- `Reviews` (reviews.py): per-call review cards read from the thread's state, decisions by interrupt id;
+- `Questions` (questions.py): the agent's questions to the inspector (the site walk), answered by interrupt id.
 
 `InspectionSession` composes them: it holds no thread until one exists, then builds the parts
 for it. Pure orchestration: the agent server through `AgentServerClient`, the screen through a
@@ -28,6 +29,7 @@ from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
 from .conversation import show_user_text
 from .parts import Hooks, ThreadParts
+from .questions import PendingQuestion, QuestionRefused
 from .restore import restore_view
 from .reviews import PendingReview, ReviewRefused
 from .thread import ASSISTANT_ID, Thread
@@ -119,6 +121,17 @@ class InspectionSession:
             return []
         async with self.parts.conversation.running():
             return await self.parts.reviews.submit(decisions)
+
+    async def answer(self, interrupt_id: str, raw: Any) -> QuestionRefused | None:
+        """Answer a question of the agent's (see `questions`); the refusal when nothing was sent."""
+        if self.parts is None:
+            return None
+        async with self.parts.conversation.running():
+            return await self.parts.questions.answer(interrupt_id, raw)
+
+    async def show_questions(self) -> list[PendingQuestion]:
+        """Show the questions the thread waits on, read from the server (after a run, a reload, a reopen)."""
+        return [] if self.parts is None else await self.parts.questions.refresh()
 
     async def show_reviews(self) -> list[PendingReview]:
         """Show the reviews the thread waits on, read from the server (after a run, a reload, a reconnect)."""

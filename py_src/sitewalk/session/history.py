@@ -2,7 +2,8 @@
 
 Never the whole history: `TimelinePager` reads pages of `PAGE_SIZE` with `before`. Every feed of one
 view shares one `StaleGuard`, so when the view moves to another thread (or refreshes) a page still on
-its way for the old one is dropped instead of drawn.
+its way for the old one is dropped instead of drawn. The subgraphs' own histories (the site walk's,
+`timeline.nested`) are read the same way, as far back as the graph's loaded steps reach.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from ..agentserver.client import AgentServerClient
+from ..agentserver.errors import AgentServerError
 from ..timeline import (
     PAGE_SIZE,
     HistoryPageFailed,
@@ -57,7 +59,7 @@ class TimelineFeed:
         except HistoryPageFailed as error:
             return self._show(str(error))
         self.head = None
-        return self._show()
+        return await self._with_nested()
 
     async def older(self) -> TimelineShown | None:
         """One more page of older steps; a failed page says so and keeps the steps shown."""
@@ -67,7 +69,27 @@ class TimelineFeed:
             return None
         except HistoryPageFailed as error:
             return self._show(str(error))
-        return self._show()
+        return await self._with_nested()
+
+    async def _with_nested(self) -> TimelineShown | None:
+        """Read the subgraphs' own pages back to the oldest step loaded, then show (None when stale)."""
+        tree = self.pager.tree
+        notice = ""
+        for namespace in sorted(tree.namespaces):
+            while tree.nested.wants_more(namespace, tree.cursor):
+                try:
+                    page = await self.client.threads.get_history(
+                        self.thread.id, limit=self.pager.page_size, before=tree.nested.cursor.get(namespace),
+                        checkpoint_ns=namespace)
+                except (OSError, AgentServerError) as error:
+                    notice = f"the site walk's steps could not be read ({error}); the timeline keeps the steps it has"
+                    break
+                if self.pager.guard.owner != self.thread.id:
+                    return None  # another thread's timeline owns the view now
+                added = tree.nested.add_page(namespace, page, self.pager.page_size)
+                if not added and len(page) >= self.pager.page_size:
+                    break  # a page of duplicates only: nothing more to learn
+        return self._show(notice)
 
     async def open_branch(self, head: str | None) -> TimelineShown | None:
         """Show the branch ending at `head`, paging back until a page's worth of its steps is loaded

@@ -17,6 +17,7 @@ from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
 from .loop import RunLoop
 from .outbox import Outbox
+from .questions import QuestionCards, Questions
 from .reviews import ReviewCards, Reviews
 from .stream import RunStream
 from .thread import Thread, WaitForNetwork, backoff
@@ -37,6 +38,7 @@ class Hooks:
     on_messages: OnOutbox | None = None  # the inspector's messages waiting to be sent, and why
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
     review_cards: ReviewCards | None = None  # where pending per-call reviews are shown
+    question_cards: QuestionCards | None = None  # where the agent's questions (the site walk) are shown
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class ThreadParts:
     actions: UiActions
     conversation: Conversation
     reviews: Reviews
+    questions: Questions
 
     @classmethod
     def build(cls, client: AgentServerClient, thread: Thread, registry: HeadlessToolRegistry, view: View,
@@ -65,4 +68,5 @@ class ThreadParts:
         actions = UiActions(client, thread, view, screen, loop, stream, wait)
         conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages)
         reviews = Reviews(client, thread, view, loop, hooks.review_cards)
-        return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation, reviews)
+        questions = Questions(client, thread, loop, hooks.question_cards)
+        return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation, reviews, questions)

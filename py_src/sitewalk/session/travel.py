@@ -37,11 +37,12 @@ class TimeTravel:
         self.timeline: TimelineFeed = parts.timeline
         self.conversation: Conversation = parts.conversation
         self.answers = parts.answers
+        self.questions = parts.questions
 
     async def preview(self, checkpoint_id: str) -> RestorePreview:
         """What going back to `checkpoint_id` replaces, and the external actions it would not undo."""
         if checkpoint_id not in self.timeline.tree:
-            await self._state(checkpoint_id)  # raises UnknownCheckpoint for a stranger
+            await self.state_at(checkpoint_id)  # raises UnknownCheckpoint for a stranger
         while checkpoint_id not in self.timeline.tree and not self.timeline.tree.exhausted:
             loaded = len(self.timeline.tree)
             await self.timeline.older()  # one of this thread's, further back: page to it
@@ -51,12 +52,12 @@ class TimeTravel:
 
     async def replay(self, checkpoint_id: str) -> str:
         """Run again from `checkpoint_id`: 'replayed', or 'nothing' when it has no next step."""
-        state = await self._state(checkpoint_id)
-        await self._idle()
+        state = await self.state_at(checkpoint_id)
+        await self.ensure_idle()
         if not state.get("next"):
             self.timeline.notice(NOTHING_TO_REPLAY)
             return "nothing"
-        await self._run_from(checkpoint_id)
+        await self.run_from(checkpoint_id)
         return "replayed"
 
     async def edit_message(self, message_id: str, text: str) -> str:
@@ -66,29 +67,33 @@ class TimeTravel:
                     None)
         if step is None or not step.facts.parent_id:
             raise UnknownCheckpoint(f"message {message_id}", self.thread.id)
-        state = await self._state(step.id)
+        state = await self.state_at(step.id)
         message = next(m for m in state["values"].get("messages") or [] if m.get("id") == message_id)
         as_node = step.node if step.node not in ("input", "loop", "update", "fork", "") else "__start__"
         return await self.fork(step.facts.parent_id, {"messages": [{**message, "content": text}]}, as_node)
 
     async def fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str) -> str:
         """Write `values` at `checkpoint_id` as `as_node`, run from the new checkpoint; returns its id."""
-        await self._state(checkpoint_id)
-        await self._idle()
+        await self.state_at(checkpoint_id)
+        await self.ensure_idle()
         made = await self.client.fork(self.thread.id, checkpoint_id, values, as_node=as_node)
-        await self._run_from(made["checkpoint_id"])
+        await self.run_from(made["checkpoint_id"])
         return made["checkpoint_id"]
 
-    async def _run_from(self, checkpoint_id: str) -> None:
+    async def run_from(self, checkpoint_id: str | None = None, checkpoint: dict[str, Any] | None = None) -> None:
+        """Run from one of the graph's checkpoints (its id), or from a subgraph's (the whole checkpoint object)."""
         before = set(self.answers.outcomes)
+        where: dict[str, Any] = {"checkpoint": checkpoint} if checkpoint is not None \
+            else {"checkpoint_id": checkpoint_id}
         async with self.conversation.running():
-            await self.loop.run(input=None, checkpoint_id=checkpoint_id)
+            await self.loop.run(input=None, **where)
+            await self.questions.refresh()  # a question the run stopped at (the site walk) gets its card
         for call_id, envelope in self.answers.outcomes.items():
             error = envelope.get("error") if call_id not in before else None
             if isinstance(error, dict) and error.get("code") in _DECLINED:
                 raise ReplayDeclined(str(envelope.get("tool", "")), call_id, str(error.get("code")))
 
-    async def _state(self, checkpoint_id: str) -> ThreadState:
+    async def state_at(self, checkpoint_id: str) -> ThreadState:
         """The thread's state at `checkpoint_id`; UnknownCheckpoint when it is not one of this thread's."""
         try:
             state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
@@ -103,7 +108,7 @@ class TimeTravel:
             raise UnknownCheckpoint(checkpoint_id, self.thread.id)
         return state
 
-    async def _idle(self) -> None:
+    async def ensure_idle(self) -> None:
         if self.conversation.active:
             raise RunActive(self.thread.id, "of this session")
         statuses: tuple[RunStatus, ...] = ("running", "pending")

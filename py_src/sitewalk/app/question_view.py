@@ -1,0 +1,68 @@
+"""The agent's questions in the page (`session.questions.QuestionCards`): one card per pending question.
+
+A yes/no question gets Yes and No; a count gets a number field and Send. The cards are drawn from the
+thread's pending questions (`Questions.refresh`), so after an answer, a reload or a time-travel run the
+page shows exactly what the agent waits on. A refused answer (not sent) is shown on its card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..bridge import dom, tasks
+from ..contracts.questions import MAX_COUNT
+from ..ui.render import render_template
+
+__all__ = ["QuestionCardsView"]
+
+CONTAINER = "sw-questions"
+Answer = Callable[[str, Any], Awaitable[Any]]
+
+
+class QuestionCardsView:
+    def __init__(self, on_answer: Answer) -> None:
+        self.on_answer = on_answer
+        self.pending: list[dict[str, Any]] = []
+        self.refusals: dict[str, tuple[str, str]] = {}  # interrupt id -> (code, message), until drawn anew
+        self._listener: Any = None
+
+    def questions(self, pending: list[dict[str, Any]]) -> None:
+        self.pending = pending
+        self.refusals = {iid: r for iid, r in self.refusals.items() if any(q["interrupt_id"] == iid for q in pending)}
+        self._draw()
+
+    def question_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        self.refusals[interrupt_id] = (code, message)
+        self._draw()
+
+    def _container(self) -> Any:
+        calls = dom.element("sw-tool-calls")
+        node = dom.ensure_element(CONTAINER, "section", "sw-questions", "region", calls.parentNode, calls.nextSibling)
+        if self._listener is None:  # one delegated listener for every card's buttons
+            self._listener = tasks.handler(self._on_click)
+            node.addEventListener("click", self._listener)
+        return node
+
+    def _draw(self) -> None:
+        node = self._container()
+        node.hidden = not self.pending
+        node.innerHTML = render_template("question_cards.j2", questions=self.pending, refusals=self.refusals,
+                                         max_count=MAX_COUNT)
+
+    async def _on_click(self, event: Any) -> None:
+        button = dom.closest(event.target, "[data-question-answer]")
+        card = dom.closest(button, "[data-interrupt-id]") if button is not None else None
+        if card is None:
+            return
+        if dom.attribute(card, "aria-busy") == "true":
+            return  # one answer at a time per card; it is drawn again from the server's state after
+        said = dom.attribute(button, "data-question-answer") or ""
+        raw = str(dom.query(card, ".sw-question-number").value) if said == "number" else said
+        interrupt_id = dom.attribute(card, "data-interrupt-id") or ""
+        self.refusals.pop(interrupt_id, None)
+        card.setAttribute("aria-busy", "true")
+        try:
+            await self.on_answer(interrupt_id, raw)
+        finally:
+            card.removeAttribute("aria-busy")
