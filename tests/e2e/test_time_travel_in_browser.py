@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+
+import httpx
+from conftest_helpers import poll
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
 STEP = "#sw-timeline li"
+PAGE = 20  # steps in one history page (sitewalk.timeline.PAGE_SIZE)
 
 
 def _ident(prefix: str) -> str:
@@ -94,3 +99,41 @@ def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(ap
     app.screenshot("restore-preview")
     page.click(".sw-restore-preview [data-sw-travel='cancel']")
     page.locator(".sw-restore-preview").wait_for(state="detached")  # nothing started, nothing replaced
+
+
+def test_scrolling_the_timeline_loads_the_next_page_and_only_that(app, agent_server):
+    inspection = _ident("inspection-85")
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection)
+    page = app.page
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    for _ in range(45):  # a long thread: every update is a checkpoint of its own
+        httpx.post(f"{agent_server}/threads/{thread_id}/state", json={"values": {"inspection_id": inspection}},
+                   timeout=30).raise_for_status()
+    page.reload()  # the current inspection is reopened: its timeline from the newest page
+    page.wait_for_selector("body[data-ready='1']")
+    page.locator(STEP).nth(PAGE - 1).wait_for()
+    asked = len(app.watch.requests)
+    assert page.locator(STEP).count() == PAGE
+
+    page.locator("#sw-timeline-sentinel").scroll_into_view_if_needed()
+    page.locator(STEP).nth(PAGE).wait_for()  # the next page came by scrolling, no button pressed
+    older = _older_pages(app.watch.requests[asked:])
+    assert page.locator(STEP).count() == PAGE * (1 + len(older)) and 1 <= len(older) < 3  # what was reached
+    assert page.locator("#sw-timeline-older").is_visible()  # more left, not fetched: memory stays flat
+
+    while page.locator("#sw-timeline-older").is_visible():  # scrolling on reaches the first message
+        count = page.locator(STEP).count()
+        page.locator("#sw-timeline-sentinel").scroll_into_view_if_needed()
+        poll(page, f"document.querySelectorAll('{STEP}').length > {count} "  # a page came, or the last was empty
+                   "|| document.getElementById('sw-timeline-older').hidden")
+    assert page.locator(f"{STEP}[data-kind='you']").count() == 1
+    pages = 1 + len(_older_pages(app.watch.requests[asked:]))  # one request a page, each page once
+    assert (pages - 1) * PAGE < page.locator(STEP).count() <= pages * PAGE
+
+
+def _older_pages(requests) -> list[dict]:
+    """The bodies of the history requests for older pages (those read `before` a checkpoint)."""
+    bodies = [json.loads(r.post_data or "{}") for r in requests if r.method == "POST" and r.url.endswith("/history")]
+    return [b for b in bodies if b.get("before")]

@@ -118,6 +118,31 @@ def test_pager_reads_newest_first_and_older_pages_before_the_cursor():
     assert len(pager.tree) == len(ALL) and pager.tree.exhausted
 
 
+def test_a_scroll_and_a_press_at_once_read_one_page_not_two():
+    calls = []
+    served = _served(ALL, calls)
+    gate = asyncio.Event()
+
+    async def slow(limit, before):
+        if before is not None:
+            await gate.wait()
+        return await served(limit, before)
+
+    async def go():
+        pager = TimelinePager("t1", slow, StaleGuard(), page_size=4)
+        await pager.first_page()
+        scrolled = asyncio.create_task(pager.older())
+        pressed = asyncio.create_task(pager.older())
+        await asyncio.sleep(0)
+        assert pager.loading
+        gate.set()
+        return pager, await scrolled, await pressed
+
+    pager, scrolled, pressed = asyncio.run(go())
+    assert scrolled == pressed and len(scrolled) == 4 and len(calls) == 2  # the first page, then one older one
+    assert len(pager.tree) == 8 and not pager.loading
+
+
 def test_a_late_page_of_another_thread_is_never_written():
     guard = StaleGuard()
     gate = asyncio.Event()

@@ -4,6 +4,8 @@
 delegated listener on the timeline's panel): open a step read-only (its state read from the server,
 its screen re-rendered inert), switch branch (that branch's own screen shows with its head), load
 older steps, and replay or edit-and-resend, each after a restore preview the inspector confirms.
+Older steps also load as the inspector scrolls: a sentinel after the list asks for the next page when
+it comes into view (the Older steps button stays, for keyboards and screen readers).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["TimelineControls", "draw"]
 
 PANEL = "sw-timeline-panel"
+SENTINEL = "sw-timeline-sentinel"
 
 
 _drawn: list[str] = []  # the thread drawn last: another thread's open details and preview are cleared
@@ -39,6 +42,7 @@ def draw(shown: TimelineShown) -> None:
     dom.set_html("sw-branches", render_template("timeline_branches.j2", shown=shown))
     dom.element("sw-timeline-notice").textContent = shown.notice
     dom.element("sw-timeline-older").hidden = not shown.more
+    dom.element(SENTINEL).hidden = not shown.more  # hidden: never in view, so nothing more is asked
 
 
 def _who(message: dict[str, Any]) -> str:
@@ -72,11 +76,24 @@ class TimelineControls:
     def __init__(self, session: Callable[[], InspectionSession | None]) -> None:
         self.session = session
         self.pending: Callable[[str], Any] | None = None  # what Confirm does (a replay or a fork), given the edit
+        self.sentinel: Any = None
 
     def attach(self) -> None:
         from ..bridge import tasks  # the browser's event wiring, only once the panel is on the page
+        from ..bridge.visibility import Sentinel
 
         tasks.on(PANEL, "click", self.click)
+        self.sentinel = Sentinel(SENTINEL, self.scrolled_to_end)
+
+    async def scrolled_to_end(self) -> None:
+        """The list's end came into view: the next older page, and again while the end stays in view."""
+        travel = self._travel()
+        if travel is None or travel.timeline.tree.exhausted:
+            return
+        loaded = len(travel.timeline.tree)
+        await travel.timeline.older()
+        if len(travel.timeline.tree) > loaded and self.sentinel is not None:
+            self.sentinel.recheck()  # a failed or empty page is not asked again until the next scroll
 
     async def click(self, event: Any) -> None:
         button = dom.closest(event.target, "[data-sw-travel]")

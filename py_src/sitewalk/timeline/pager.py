@@ -1,13 +1,17 @@
 """Load a thread's timeline page by page: the newest page first, older ones as the inspector scrolls.
 
 `fetch(limit, before)` is any function that reads one history page (the agent-server client's
-`get_history`, or a recorded one in tests). Each load holds a ticket of the shared `StaleGuard` and
-writes into the tree only while the ticket is current. A page that fails is retried; when it still
+`get_history`, or a recorded one in tests). Older pages are asked for by scrolling (the list's end
+comes into view) and by the Older steps button: an ask while a page is on its way joins that load
+instead of reading the same page twice, so the tree holds only the pages the inspector reached.
+Each load holds a ticket of the shared `StaleGuard` and writes into the tree only while the ticket
+is current. A page that fails is retried; when it still
 fails the tree keeps every step it has and `HistoryPageFailed` says so.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +45,7 @@ class TimelinePager:
         self.wait = wait
         self.tree = TimelineTree()
         self._ticket: Ticket | None = None
+        self._loading: asyncio.Future[list[str]] | None = None  # the older page on its way, if any
 
     async def first_page(self) -> TimelineTree:
         """Start over from the newest checkpoint (a run ended, or the timeline opened).
@@ -48,6 +53,7 @@ class TimelinePager:
         Raises StaleResponse when another load replaced this one while the page was on its way.
         """
         ticket = self.guard.claim(self.thread_id)
+        self._loading = None  # an older page still on its way belongs to the tree being replaced
         page = await self._fetch(None)
         ticket.check()
         tree = TimelineTree()
@@ -56,8 +62,19 @@ class TimelinePager:
         self._ticket = ticket
         return tree
 
+    @property
+    def loading(self) -> bool:
+        return self._loading is not None and not self._loading.done()
+
     async def older(self) -> list[str]:
-        """The next older page into the same tree; the ids it added ([] once the history is exhausted)."""
+        """The next older page into the same tree; the ids it added ([] once the history is exhausted).
+
+        While a page is on its way, a second ask (a scroll and a press at once) waits for that page."""
+        if self._loading is None or self._loading.done():
+            self._loading = asyncio.ensure_future(self._older())
+        return await asyncio.shield(self._loading)
+
+    async def _older(self) -> list[str]:
         if self.tree.exhausted or self.tree.cursor is None:
             return []
         ticket = self._ticket
