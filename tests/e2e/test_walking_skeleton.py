@@ -19,6 +19,8 @@ def test_draft_goes_headless_tool_then_resume_then_rendered_card(app):
     page = app.page
     call = app.tool_call("read_local_draft")
     assert call.get_attribute("data-state") == "succeeded"
+    # its arguments stay under its state, appended fragment by fragment as they streamed
+    assert json.loads(call.locator(".sw-tool-args").inner_text()) == {"inspection_id": "inspection-42"}
     card = page.locator("#sw-screen [data-sw-id='card']")
     assert "Pier 4, north berth" in card.inner_text()
     assert "Ana Ruiz" in card.inner_text() and "Loose bollard bolt" in card.inner_text()

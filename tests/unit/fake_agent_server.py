@@ -143,6 +143,9 @@ class RecordingView:
     def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
         self.events.append(("tool_call", name, state, detail))
 
+    def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
+        self.events.append(("tool_args", call_id, text, replace))
+
     def screen(self, spec: dict[str, Any]) -> None:
         self.screens.append(spec)
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, fixture
+from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, fixture, sse
 
 from sitewalk.agentserver import AgentServerClient
+from sitewalk.calls.assembly import CallAssembler
 from sitewalk.calls.lifecycle import CallStatus as S
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.calls import CallBoard
@@ -78,22 +79,58 @@ def test_a_call_learned_late_from_the_state_shows_only_its_end():
     assert calls.lifecycles["c9"].path[-2:] == [S.RUNNING, S.SUCCEEDED]
 
 
-def test_a_recorded_parallel_run_shows_each_call_growing_then_ready():
-    fake = FakeTransport().on("POST", f"{RUNS}/stream", fixture("calls_parallel_runs.sse"))
+def _streamed(stream_text: str) -> RecordingView:
+    fake = FakeTransport().on("POST", f"{RUNS}/stream", stream_text)
     view = RecordingView()
-    calls = CallBoard(view)
     client = AgentServerClient(BASE_URL, transport=fake)
 
     async def _no_wait(attempt: int) -> None:
         pass
 
-    asyncio.run(RunStream(client, Thread(THREAD_ID), view, ScreenFeed(view), calls, _no_wait).run(input={}))
+    asyncio.run(RunStream(client, Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), _no_wait).run(input={}))
+    return view
+
+
+def _args_events(view: RecordingView) -> list[tuple[str, str, bool]]:
+    return [(e[1], e[2], e[3]) for e in view.events if e[0] == "tool_args"]
+
+
+def test_a_recorded_parallel_run_shows_each_call_growing_then_ready():
+    view = _streamed(fixture("calls_parallel_runs.sse"))
     for tool in ("read_local_draft", "get_current_location"):
         states = view.states(tool)
         assert states[0] == "collecting_args" and states[-1] == "args_ready" and states.count("args_ready") == 1
-    details = [e[3] for e in view.events if e[0] == "tool_call" and e[1] == "get_current_location"]
-    assert details[-1] == '{"purpose":"Record where inspection inspection-42 is carried out.","timeout_ms":10000}'
-    assert all(details[i + 1].startswith(details[i]) for i in range(len(details) - 1))  # growing, never mixed
+    fragments: dict[str, list[str]] = {}
+    for call_id, text, replace in _args_events(view):
+        assert not replace  # streamed fragments are deltas: the view appends them
+        fragments.setdefault(call_id, []).append(text)
+    whole = {call_id: "".join(parts) for call_id, parts in fragments.items()}
+    assert '{"purpose":"Record where inspection inspection-42 is carried out.","timeout_ms":10000}' in whole.values()
+    assert len(whole) == 2 and all(len(parts) > 1 for parts in fragments.values())  # each call, fragment by fragment
+    # the view is given each character once: never the whole text again per fragment
+    assert sum(len(t) for parts in fragments.values() for t in parts) == sum(len(w) for w in whole.values())
+
+
+def test_a_delta_is_appended_and_a_whole_message_replaces():
+    first = {"type": "AIMessageChunk", "id": "m1", "content": "", "tool_call_chunks": [
+        {"index": 0, "id": "c1", "name": "read_local_draft", "args": '{"inspection_id":'}]}
+    second = {"type": "AIMessageChunk", "id": "m1", "content": "", "chunk_position": "last",
+              "tool_call_chunks": [{"index": 0, "args": '"inspection-42"}'}]}
+    written = {"type": "ai", "id": "m2", "content": "", "tool_calls": [
+        {"id": "c2", "name": "render_ui", "args": {"root": "card"}}]}  # a node wrote it whole: a snapshot
+    view = _streamed(sse(("metadata", {"run_id": "r1"}), *(("messages", [m, {}]) for m in (first, second, written))))
+    assert _args_events(view) == [("c1", '{"inspection_id":', False), ("c1", '"inspection-42"}', False),
+                                  ("c2", '{"root":"card"}', True)]
+
+
+def test_the_board_passes_deltas_and_snapshots_and_nothing_for_an_empty_fragment():
+    calls, view = board()
+    assembler = CallAssembler()
+    calls.args(assembler.delta((), "c1", '{"a":', "t"))
+    calls.args(assembler.delta((), "c1", ""))
+    calls.args(assembler.snapshot((), "c1", '{"a":2}'))
+    calls.args(assembler.delta((), "c1", "}"))
+    assert _args_events(view) == [("c1", '{"a":', False), ("c1", '{"a":2}', True), ("c1", "}", False)]
 
 
 def test_the_view_shows_a_state_by_its_label_and_arguments_ready_never_reads_done():

@@ -31,6 +31,9 @@ class RecordingView:
     def tool_call(self, call_id, name, state, detail=""):
         self.events.append(("tool_call", name, state, detail))
 
+    def tool_args(self, call_id, text, replace=False):
+        self.events.append(("tool_args", call_id, text, replace))
+
     def screen(self, spec):
         self.screens.append(spec)
 

@@ -44,7 +44,16 @@ class DomView:
         node = self._child("sw-tool-calls", "li", "data-call-id", call_id)
         node.dataset.state = state
         node.dataset.tool = name
-        node.innerHTML = render_template("tool_call.j2", name=name, state=state, detail=detail)
+        head = self._part(node, "span", "sw-tool-head", first=True)  # its arguments' node is left alone
+        head.innerHTML = render_template("tool_call.j2", name=name, state=state, detail=detail)
+
+    def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
+        """Only the new text goes into the call's argument node (a snapshot replaces it)."""
+        args = self._part(self._child("sw-tool-calls", "li", "data-call-id", call_id), "code", "sw-tool-args")
+        if replace:
+            args.textContent = text
+        elif text:
+            args.append(text)  # a text node: the browser parses nothing, and the text before stays as it is
 
     def screen(self, spec: dict[str, Any]) -> None:
         self.renderer.show(spec)
@@ -65,6 +74,18 @@ class DomView:
         from .timeline_view import draw  # the timeline's own module (steps, branches, details)
 
         draw(shown)
+
+    def _part(self, node: Any, tag: str, class_name: str, first: bool = False) -> Any:
+        """The node's own child of this class, created once (first, or after the others)."""
+        part = dom.query(node, f":scope > {tag}.{class_name}")
+        if part is None:
+            part = dom.create(tag)
+            part.className = class_name
+            if first:
+                node.insertBefore(part, node.firstChild)
+            else:
+                node.appendChild(part)
+        return part
 
     def _child(self, parent_id: str, tag: str, attribute: str, key: str) -> Any:
         """The parent's child keyed by `attribute`, created once and then updated in place."""

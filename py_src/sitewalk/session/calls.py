@@ -8,6 +8,10 @@ checked the arguments against the tool's schema, and headless tools are not gate
 or a tool the server ran on its own) is reached through the states it must have passed (`path_to`).
 A state the call has already left (an event replayed by a rejoin) moves nothing: the view never goes
 back. Review (`review_required → approved | rejected`) is moved by the review part with `show`.
+
+The arguments grow on the view by what each event changed (`args`): a fragment (a delta) is appended,
+a whole message's arguments (a snapshot) replace what is shown, so the view's work stays linear in the
+stream instead of writing the whole text again per fragment.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
 from .view import View
 
@@ -39,6 +44,11 @@ class CallBoard:
             return False
         self.view.tool_call(call_id, name, self.lifecycles[call_id].status, detail)
         return True
+
+    def args(self, update: CallUpdate) -> None:
+        """One event's change to a call's arguments: appended (a delta) or replacing them (a snapshot)."""
+        if update.delta or update.replaced:
+            self.view.tool_args(update.call.call_id, update.delta, replace=update.replaced)
 
     def _move(self, call_id: str, state: str) -> bool:
         call = self.lifecycles.setdefault(call_id, CallLifecycle(call_id))

@@ -13,6 +13,8 @@ from typing import Any
 from ..agentserver.client import AgentServerClient, StreamPart
 from ..agentserver.rejoin import stream_with_rejoin
 from ..agentserver.schema import Interrupt, StreamMode, ThreadState
+from ..calls.assembly import AssemblyError
+from ..calls.run_stream import RunStreamCalls
 from ..screen_feed import ScreenFeed
 from ..streaming import MessageText, RunAssembler, ToolCallProgress
 from .calls import CallBoard
@@ -55,6 +57,7 @@ class RunStream:
         """Stream a new run (or, with `run_id`, join one already going from its start) to the view."""
         streamed = Streamed(dropped=run_id is not None)  # a joined stream may lack early events
         assembler = RunAssembler()
+        arguments = RunStreamCalls()  # what each event changed of a call's arguments: a delta or a snapshot
 
         def dropped(attempt: int) -> None:
             streamed.dropped = True
@@ -64,6 +67,8 @@ class RunStream:
                                              wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES,
                                              **run_kwargs):
             self._show(part, assembler, streamed)
+            if part.event.startswith("messages"):
+                self._args(arguments, part)
         streamed.whole = True
         for change in assembler.finish_message():
             self._change(change)
@@ -96,9 +101,17 @@ class RunStream:
         elif kind == "updates" and isinstance(part.data, dict):
             streamed.interrupts.extend(part.data.get("__interrupt__") or [])
 
+    def _args(self, arguments: RunStreamCalls, part: StreamPart) -> None:
+        try:
+            updates = arguments.feed(part.event, part.data)
+        except AssemblyError:
+            return  # a fragment after its message ended: the call's state shows what it is; nothing appended
+        for update in updates:
+            self.calls.args(update)
+
     def _change(self, change: ToolCallProgress | MessageText) -> None:
         if isinstance(change, ToolCallProgress):
-            self.calls.show(change.id or "?", change.name or "?", change.state, change.args_text)
+            self.calls.show(change.id or "?", change.name or "?", change.state)
             self.screen.call(change)
         else:
             self.screen.text(change)

@@ -26,6 +26,10 @@ class View(Protocol):
     def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
         """Where a tool call is in its lifecycle (`streaming.CallState`), with an error's detail."""
 
+    def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
+        """A call's arguments as they stream: `text` is the new fragment, appended to what is shown;
+        with `replace` it is the whole text so far (a snapshot), shown instead."""
+
     def screen(self, spec: dict[str, Any]) -> None:
         """The generative-UI screen to render now."""
 
