@@ -9,9 +9,11 @@ import pytest
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless.location import get_current_location
+from sitewalk.headless.permissions import DevicePermissions
 from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.travel import NOTHING_TO_REPLAY, TimeTravel
-from sitewalk.timeline import RunActive, UnknownCheckpoint
+from sitewalk.timeline import ReplayWouldBeDeclined, RunActive, UnknownCheckpoint
 
 DRAFT = {"inspection_id": "inspection-77", "site": "Pier 2", "inspector": "Ana Ortiz",
          "findings": ["Loose bolt"], "risk": "high"}
@@ -133,3 +135,85 @@ def test_editing_the_first_message_makes_a_branch_and_keeps_the_old_one(agent_se
     assert "route was wrong" in shown.branches[0].title
     assert not old.live and old_shown.steps[0].id == old.head and not old_shown.on_live_branch
     assert any(s.name.title == "Read your draft" for s in old_shown.steps)
+
+
+def test_a_replay_whose_device_tool_is_now_denied_is_refused_before_it_starts(agent_server):
+    """The inspector cancelled while the position was asked (the thread still waits on it, unanswered
+    here), then denied the position in the browser: replaying from there is refused before any run."""
+    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
+    permission = {"geolocation": "prompt"}
+    holder = {}
+
+    async def cancel_instead(purpose):
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(holder["session"].cancel()))
+        await asyncio.Event().wait()  # the dialog stays open until the run is cancelled
+        return False
+
+    async def locate(args):
+        raise AssertionError("never reached: the inspector cancelled")
+
+    async def query(name):
+        return permission[name]
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(store))
+        registry.register("get_current_location", get_current_location(cancel_instead, locate))
+        registry.permissions = DevicePermissions(query)
+        async with AgentServerClient(agent_server) as client:
+            session = holder["session"] = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
+            await session.start("inspection-77", note="script: locate")
+            travel = TimeTravel(session.parts)
+            await travel.timeline.refresh()
+            waiting = travel.timeline.tree.steps()[0]
+            assert waiting.name.title == "Waiting for your device: your location"
+            before = await client.threads.get_history(session.thread_id, limit=1000)
+            permission["geolocation"] = "denied"
+            with pytest.raises(ReplayWouldBeDeclined) as refused:
+                await travel.replay(waiting.id)
+            decided = next(s for s in travel.timeline.tree.steps() if s.name.title.startswith("Decided to ask"))
+            with pytest.raises(ReplayWouldBeDeclined):
+                await travel.replay(decided.id)  # the step before: its call is carried to the device too
+            permission["geolocation"] = "prompt"
+            ahead = await travel._not_denied(await client.threads.get_state(session.thread_id, waiting.id))
+            after = await client.threads.get_history(session.thread_id, limit=1000)
+            return refused.value, before, after, ahead
+
+    refused, before, after, ahead = asyncio.run(go())
+    assert refused.tool == "get_current_location" and refused.permission == "geolocation"
+    assert refused.code == "replay_would_be_declined"
+    assert after == before  # nothing started, nothing written: the thread still waits as it did
+    assert ahead is None  # a permission that may still be granted is not refused
+
+
+def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(agent_server):
+    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
+    located: list[str] = []
+    permission = {"geolocation": "granted"}
+
+    async def allow(purpose):
+        return True
+
+    async def locate(args):
+        located.append(args.purpose)
+        return {"latitude": 1.0, "longitude": 2.0, "accuracy": 5.0, "timestamp": 1.7e12}
+
+    async def query(name):
+        return permission[name]
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(store))
+        registry.register("get_current_location", get_current_location(allow, locate))
+        registry.permissions = DevicePermissions(query)
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
+            await session.start("inspection-77", note="script: locate")
+            travel = TimeTravel(session.parts)
+            while not travel.timeline.tree.exhausted:
+                await travel.timeline.older()
+            decided = next(s for s in travel.timeline.tree.steps() if s.name.title.startswith("Decided to ask"))
+            permission["geolocation"] = "denied"  # denied since, but the call was answered here already
+            return await travel.replay(decided.id)
+
+    assert asyncio.run(go()) == "replayed" and len(located) == 1  # the recorded answer went again, no new ask

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError
 from ..agentserver.stall import STALL_SECONDS
-from ..bridge import dom, files, geolocation, storage, tasks
+from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.location import get_current_location
+from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..ui.render import render_template
 from .audit_view import AuditView
@@ -63,6 +64,7 @@ def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
     _register_device_tools(registry, RequestDialog())
+    registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one is refused first
     return registry
 
 

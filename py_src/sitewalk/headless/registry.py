@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..contracts.envelope import ErrorCode, error_result, ok_result
 from ..contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+from .permissions import DevicePermissions
 
 ToolImplementation = Callable[[BaseModel], Awaitable[Any]]
 
@@ -51,6 +52,7 @@ class HeadlessToolRegistry:
         self._impls: dict[str, ToolImplementation] = {}
         self._timeouts: dict[str, float] = {}
         self.timeout_s = timeout_s
+        self.permissions: DevicePermissions | None = None  # what this device has denied (the browser sets it)
 
     def register(self, name: str, implementation: ToolImplementation, timeout_s: float | None = None) -> None:
         """Register an implementation; `timeout_s` overrides the registry's default for this tool

@@ -97,6 +97,10 @@ class HeadlessAnswers:
             await self.book.record(self.thread.id, interrupt["id"], envelope)
         return envelope
 
+    async def answered(self, call_id: str) -> bool:
+        """Whether this device has answered the call (asked again, it gets that answer, not a new run)."""
+        return await self._recorded(call_id) is not None
+
     async def _recorded(self, call_id: str) -> dict[str, Any] | None:
         """The envelope already answered for a call, in this page or (with a book) before a reload."""
         if call_id in self.outcomes:

@@ -8,7 +8,10 @@
   it made. Editing a message of the inspector writes it under the same message id at the checkpoint
   before it (as the node that wrote it, `__start__` for input), as `useStream` branches do.
 - Each checks first, and changes nothing when refused: the checkpoint must be one of this thread's
-  (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`).
+  (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`). A replay whose step goes
+  on with a device tool this device has denied (its browser permission) is refused before it starts
+  (`ReplayWouldBeDeclined`); a decline only the run can reveal (what the model calls when it runs
+  again) ends the replay with `ReplayDeclined`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ from typing import Any
 
 from ..agentserver.errors import HTTPStatusError
 from ..agentserver.schema import RunStatus, ThreadState
-from ..timeline import ReplayDeclined, RestorePreview, RunActive, UnknownCheckpoint, restore_preview
+from ..timeline import (
+    ReplayDeclined,
+    ReplayWouldBeDeclined,
+    RestorePreview,
+    RunActive,
+    UnknownCheckpoint,
+    device_calls_ahead,
+    restore_preview,
+)
 from .conversation import Conversation
 from .history import TimelineFeed
 from .loop import RunLoop
@@ -57,8 +68,24 @@ class TimeTravel:
         if not state.get("next"):
             self.timeline.notice(NOTHING_TO_REPLAY)
             return "nothing"
+        await self._not_denied(state)
         await self.run_from(checkpoint_id)
         return "replayed"
+
+    async def _not_denied(self, state: ThreadState) -> None:
+        """Refuse, before any run, a replay that goes on with a device tool this device has denied.
+
+        A call this device has answered is not asked again (its recorded answer is sent), so only the
+        calls it has not answered count: one left waiting (a cancelled run, another tab) or a fork's."""
+        registry = self.answers.registry
+        if registry.permissions is None:
+            return
+        for tool, call_id in device_calls_ahead(state, registry.names):
+            if await self.answers.answered(call_id):
+                continue
+            permission = await registry.permissions.denied(tool)
+            if permission is not None:
+                raise ReplayWouldBeDeclined(tool, call_id, permission)
 
     async def edit_message(self, message_id: str, text: str) -> str:
         """Resend an earlier message of the inspector, edited, as a new branch; returns the new checkpoint."""

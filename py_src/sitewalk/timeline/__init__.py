@@ -9,15 +9,18 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 - `guard`, which binds each response to the timeline that asked (a late page of another thread is dropped);
 - `shown` is what the view draws (one branch, the switcher, a notice);
 - `preview` lists what a restore replaces and the external actions it would not undo;
+- `ahead` names the device tools a replay from a step will ask for, known before it starts;
 - `errors`: the typed refusals.
 """
 
 from __future__ import annotations
 
+from .ahead import DeviceCall, device_calls_ahead
 from .errors import (
     HistoryPageFailed,
     InvalidEdit,
     ReplayDeclined,
+    ReplayWouldBeDeclined,
     RunActive,
     StaleResponse,
     TimelineError,
@@ -33,8 +36,9 @@ from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
-    "PAGE_SIZE", "Branch", "ExternalAction", "FetchPage", "HistoryPageFailed", "InvalidEdit", "NestedSteps",
-    "ReplayDeclined", "RestorePreview", "RunActive", "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName",
-    "Ticket", "TimelineError", "TimelinePager", "TimelineShown", "TimelineTree", "UnknownCheckpoint", "checkpoint_id",
-    "checkpoint_object", "facts_of", "name_step", "restore_preview", "shown",
+    "PAGE_SIZE", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "HistoryPageFailed", "InvalidEdit",
+    "NestedSteps", "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive", "StaleGuard",
+    "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager", "TimelineShown",
+    "TimelineTree", "UnknownCheckpoint", "checkpoint_id", "checkpoint_object", "device_calls_ahead", "facts_of",
+    "name_step", "restore_preview", "shown",
 ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["HistoryPageFailed", "InvalidEdit", "ReplayDeclined", "RunActive", "StaleResponse", "TimelineError",
-           "UnknownCheckpoint"]
+__all__ = ["HistoryPageFailed", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined", "RunActive", "StaleResponse",
+           "TimelineError", "UnknownCheckpoint"]
 
 
 class TimelineError(ValueError):
@@ -58,3 +58,20 @@ class InvalidEdit(TimelineError):
     """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON)."""
 
     code = "invalid_edit"
+
+
+class ReplayWouldBeDeclined(ReplayDeclined):
+    """Known before the run: the step goes on with a device tool whose permission this device has denied.
+
+    Nothing was started and nothing changed on the server (a `ReplayDeclined` is the same refusal
+    learned after the run, when only the run could tell, e.g. what the model calls when it runs again).
+    """
+
+    code = "replay_would_be_declined"
+
+    def __init__(self, tool: str, tool_call_id: str, permission: str) -> None:
+        TimelineError.__init__(
+            self, f"replaying from here asks {tool} ({tool_call_id}) again, and this device has denied "
+                  f"{permission}: nothing was started. Allow {permission} for this site in the browser's "
+                  "settings, then replay")
+        self.tool, self.tool_call_id, self.reason, self.permission = tool, tool_call_id, "permission_denied", permission

@@ -1,0 +1,51 @@
+"""Which device (headless) tool calls a run from a checkpoint will ask for, known before it starts.
+
+From the checkpoint's state (`get_state` at that checkpoint):
+- calls its tasks wait on (a `tool` interrupt with no result yet), and
+- when the run goes on and the newest message is the agent's, its calls that no tool message
+  answered: the steps after the model carry them to the tools node, which asks the device anew
+  (the "Decided to ask for your location" step, a value a fork wrote).
+A call whose task at this very checkpoint has a result is not asked again: a replay from it reuses
+the task's stored writes. What the model calls when it runs again (a replay from before the model)
+cannot be known here: the run finds out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from ..headless.registry import headless_tool_call
+
+__all__ = ["DeviceCall", "device_calls_ahead"]
+
+DeviceCall = tuple[str, str]  # (tool name, tool call id)
+
+
+def device_calls_ahead(state: Mapping[str, Any], device_tools: Collection[str]) -> list[DeviceCall]:
+    """The device tools (names in `device_tools`) a run from this state asks for, in order, each once."""
+    tasks = [t for t in state.get("tasks") or [] if isinstance(t, Mapping)]
+    messages = [m for m in (state.get("values") or {}).get("messages") or [] if isinstance(m, Mapping)]
+    answered = {str(m.get("tool_call_id")) for m in messages if m.get("type") == "tool"}
+    for task in tasks:
+        answered |= _answered_by(task.get("result"))
+    ahead: dict[str, str] = {}
+    for task in tasks:
+        for item in task.get("interrupts") or []:
+            call = headless_tool_call(item.get("value")) if isinstance(item, Mapping) else None
+            if call is not None and call.get("id"):
+                ahead.setdefault(str(call["id"]), str(call["name"]))
+    newest = messages[-1] if messages else {}
+    if state.get("next") and newest.get("type") == "ai":  # the run goes on to the tools it called
+        for call in newest.get("tool_calls") or []:
+            if isinstance(call, Mapping) and call.get("id"):
+                ahead.setdefault(str(call["id"]), str(call.get("name") or ""))
+    return [(name, call_id) for call_id, name in ahead.items() if name in device_tools and call_id not in answered]
+
+
+def _answered_by(result: Any) -> set[str]:
+    """Tool call ids a finished task's writes answer (its tool messages)."""
+    if not isinstance(result, Mapping):
+        return set()
+    return {str(m.get("tool_call_id")) for m in result.get("messages") or []
+            if isinstance(m, Mapping) and m.get("tool_call_id")}
