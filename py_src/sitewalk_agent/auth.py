@@ -8,8 +8,9 @@ Aegra. It is active only when the environment variable SITEWALK_TOKENS names a t
 Then every request needs `Authorization: Bearer <token>` (401 otherwise); a thread is stamped with
 its creator's identity in `metadata.owner` and every thread action (read, search, update, runs,
 history, state, fork, join, cancel) is filtered by it, so another inspector gets 404; the store
-API only serves namespaces that start with the caller's identity; assistants can be read and
-searched by everyone and changed by no one through the API; anything else is refused (403).
+API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk.contracts.store`);
+assistants can be read and searched by everyone and changed by no one through the API; anything
+else is refused (403).
 
 Without SITEWALK_TOKENS (the embedded default, and the e2e suite today) everyone is one
 `anonymous` user and nothing is filtered, exactly as before auth existed.
@@ -33,11 +34,14 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
+from sitewalk.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
+from sitewalk.contracts.store import namespace_owner
+
 __all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 
 TOKENS_ENV = "SITEWALK_TOKENS"
 OWNER = "owner"
-ANONYMOUS: Auth.types.MinimalUserDict = {"identity": "anonymous", "display_name": "Anonymous"}
+ANONYMOUS: Auth.types.MinimalUserDict = {"identity": ANONYMOUS_IDENTITY, "display_name": "Anonymous"}
 MIN_TOKEN_LENGTH = 16
 
 
@@ -145,11 +149,18 @@ async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
         raise _forbidden(f"assistants.{ctx.action}")
 
 
+def _store_namespace(value: Any) -> tuple[str, ...]:
+    """The namespace a store request names: `namespace`, or for a search on Aegra `namespace_prefix`
+    (langgraph dev passes a search's prefix as `namespace`)."""
+    if not isinstance(value, dict):
+        return ()
+    return tuple(value.get("namespace") or value.get("namespace_prefix") or ())
+
+
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> None:
-    """Store items live under a namespace whose first part is their owner's identity."""
+    """Store items live under `("users", <owner's identity>, ...)`."""
     if TOKENS is None:
         return
-    namespace = tuple(value.get("namespace") or ()) if isinstance(value, dict) else ()
-    if not namespace or namespace[0] != ctx.user.identity:
-        raise _forbidden("store namespaces must start with your identity")
+    if namespace_owner(_store_namespace(value)) != ctx.user.identity:
+        raise _forbidden("store namespaces must start with users/<your identity>")

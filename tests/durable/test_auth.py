@@ -16,6 +16,8 @@ import httpx
 import pytest
 from durable_helpers import ASSISTANT, draft_answer, start_message, start_test_stack, stop_test_stack
 
+from sitewalk.contracts.audit import audit_namespace
+
 TOKENS = {
     "ana-token-0123456789abcdef": {"identity": "ana", "display_name": "Ana Ortiz"},
     "ben-token-0123456789abcdef": {"identity": "ben", "display_name": "Ben Okafor"},
@@ -142,14 +144,32 @@ def test_the_owner_cannot_be_forged(http):
 
 
 def test_store_namespaces_belong_to_their_identity(http):
-    item = {"namespace": ["ana", "notes"], "key": "pier-7", "value": {"text": "bollard"}}
+    item = {"namespace": ["users", "ana", "notes"], "key": "pier-7", "value": {"text": "bollard"}}
     assert http.put("/store/items", json=item, headers=ANA).status_code in (200, 204)
-    query = {"namespace": "ana.notes", "key": "pier-7"}
+    query = {"namespace": "users.ana.notes", "key": "pier-7"}
     got = http.get("/store/items", params=query, headers=ANA)
     assert got.status_code == 200 and got.json()["value"] == {"text": "bollard"}
+    # Aegra hands a search's prefix to the handler as `namespace_prefix` (langgraph dev: `namespace`)
+    found = http.post("/store/items/search", json={"namespace_prefix": ["users", "ana", "notes"]}, headers=ANA)
+    assert found.status_code == 200 and [i["namespace"] for i in found.json()["items"]] == [item["namespace"]]
     assert http.get("/store/items", params=query, headers=BEN).status_code in DENIED
     assert http.put("/store/items", json={**item, "value": {"text": "x"}}, headers=BEN).status_code in DENIED
-    assert http.post("/store/items/search", json={"namespace_prefix": ["ana"]}, headers=BEN).status_code in DENIED
+    for prefix in (["users", "ana"], ["ana"], ["users"], []):
+        assert http.post("/store/items/search", json={"namespace_prefix": prefix}, headers=BEN).status_code in DENIED
+
+
+def test_the_owner_reads_the_audit_trail_the_graph_wrote(http):
+    """The graph writes the trail to the store itself, beside the API; its owner reads it through the
+    API on both servers (Aegra's API files every namespace under users/<identity>), no one else does."""
+    thread_id, _, pending = waiting_thread(http, ANA)
+    assert stream_run(http, thread_id, {"command": {"resume": draft_answer(pending)}}, ANA).status_code == 200
+    search = {"namespace_prefix": list(audit_namespace(thread_id, "ana")), "limit": 100}
+    found = http.post("/store/items/search", json=search, headers=ANA)
+    assert found.status_code == 200
+    items = found.json()["items"]
+    assert {tuple(i["namespace"]) for i in items} == {audit_namespace(thread_id, "ana")}
+    assert "read_local_draft" in [i["value"].get("tool_name") for i in items]
+    assert http.post("/store/items/search", json=search, headers=BEN).status_code in DENIED
 
 
 def test_assistants_can_be_read_not_changed(http):

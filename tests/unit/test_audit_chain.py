@@ -9,6 +9,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from sitewalk.contracts.audit import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
+from sitewalk.contracts.store import namespace_owner
 from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
 
 
@@ -111,6 +112,10 @@ def test_concurrent_appends_to_one_thread_make_one_chain():
     assert sorted({value["seq"] for key, value in items if key != HEAD_KEY}) == list(range(1, 21))
 
 
-def test_the_namespace_starts_with_the_owner_when_the_server_has_auth():
-    assert audit_namespace("t.1") == ("sitewalk", "audit", "t_1")
-    assert audit_namespace("t1", "ana") == ("ana", "sitewalk", "audit", "t1")
+def test_the_namespace_is_under_users_and_its_owner_the_layout_aegras_store_api_keeps():
+    # Aegra's store API files what a caller names under ("users", <identity>) unless it starts there;
+    # the graph writes beside the API, so the trail must already live there (anonymous without sign-in).
+    assert audit_namespace("t.1") == ("users", "anonymous", "sitewalk", "audit", "t_1")
+    assert audit_namespace("t1", "ana") == ("users", "ana", "sitewalk", "audit", "t1")
+    assert namespace_owner(audit_namespace("t1", "ana")) == "ana"
+    assert namespace_owner(("ana", "sitewalk")) is None and namespace_owner(("users",)) is None

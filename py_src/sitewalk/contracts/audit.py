@@ -4,8 +4,9 @@ onto a chain, checking a chain, and where a thread's chain lives in the Agent Se
 Pure functions over plain dicts, so they run anywhere (the agent, the CLI, the app in Pyodide,
 tests) without a store. The agent appends (`sitewalk_agent.audit`); the app reads and checks.
 
-Namespace: `("sitewalk", "audit", <thread_id>)`, prefixed by the owner's identity when the server
-has auth (`sitewalk_agent.auth` serves only store namespaces that start with the caller's identity).
+Namespace: `("users", <owner>, "sitewalk", "audit", <thread_id>)`, the owner being the signed-in
+identity or `anonymous` (`sitewalk.contracts.store`: the one layout both servers' store APIs keep as
+it is, and the only one `sitewalk_agent.auth` serves to the owner).
 
 Why nothing here is hand-rolled beyond the chaining: the digest is `hashlib.sha256` and the bytes
 hashed are `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
@@ -27,6 +28,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .store import user_namespace
+
 __all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "ChainProblem", "args_hash", "audit_namespace", "canonical_json",
            "record_hash", "record_key", "seal", "verify_chain"]
 
@@ -40,9 +43,9 @@ SEQ_WIDTH = 8
 
 
 def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
-    """Where a thread's trail lives; `owner` is the authenticated identity when the server has auth."""
+    """Where a thread's trail lives; `owner` is the authenticated identity (None without sign-in)."""
     safe = str(thread_id).replace(".", "_")  # namespace labels may not contain "."
-    return (*((owner,) if owner else ()), *NAMESPACE, safe)
+    return user_namespace(owner, *NAMESPACE, safe)
 
 
 def canonical_json(value: Any) -> bytes:

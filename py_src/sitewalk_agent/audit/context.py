@@ -12,9 +12,9 @@ from typing import Any
 
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 
-__all__ = ["actor", "interrupt_id_for", "now", "owner_of", "run_context"]
+from sitewalk.contracts.store import ANONYMOUS
 
-ANONYMOUS = "anonymous"  # sitewalk_agent.auth's identity for everyone when the server has no tokens
+__all__ = ["actor", "interrupt_id_for", "now", "owner_of", "run_context"]
 
 
 def now() -> str:
@@ -38,7 +38,7 @@ def _auth_identity(config: Any) -> tuple[str | None, str | None]:
 
 
 def owner_of(config: Any) -> str | None:
-    """The authenticated identity (first part of the audit namespace when the server has auth), else None."""
+    """The authenticated identity (the owner in the audit namespace), else None (no sign-in)."""
     return _auth_identity(config)[0]
 
 

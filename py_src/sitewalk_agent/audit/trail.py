@@ -1,8 +1,7 @@
 """A thread's audit trail in the Agent Server's Store: append sealed records, one writer at a time.
 
-Namespace: `("sitewalk", "audit", <thread_id>)` — or `(<identity>, "sitewalk", "audit", <thread_id>)`
-when the server has auth (`sitewalk_agent.auth` only serves store namespaces that start with the
-caller's identity, so the thread's owner can read their trail through the store API). Keys:
+Namespace: `("users", <identity>, "sitewalk", "audit", <thread_id>)`, `anonymous` without sign-in
+(`sitewalk.contracts.store`: where both servers' store APIs let the thread's owner read it). Keys:
 `<seq:08d>-<hash12>` (see `sitewalk.contracts.audit`), plus `head` = {seq, hash, key} of the last record.
 
 Parallel tool calls of one AI message run at once, so appends to one thread are serialized by an
