@@ -80,6 +80,21 @@ class BrowserWatch:
     def unexpected_console_errors(self) -> list[str]:
         return [m for m in self.console_errors if not any(p.search(m) for p in self._expected)]
 
+    def resume_commands(self, thread_id: str) -> list[Any]:
+        """The `command.resume` of each run the page asked for on this thread, in the order sent.
+
+        Read from the page's requests because both servers show them alike: `langgraph dev` lists a run's
+        command in `GET /threads/{id}/runs` (`kwargs.command`), Aegra's run list has no `kwargs` at all."""
+        sent = []
+        for request in self.requests:
+            if request.method != "POST" or not re.search(rf"/threads/{re.escape(thread_id)}/runs(/stream|/wait)?$",
+                                                         urlsplit(request.url).path):
+                continue
+            command = (request.post_data_json or {}).get("command") or {}
+            if "resume" in command:
+                sent.append(command["resume"])
+        return sent
+
     def service_worker_requests(self) -> list[str]:
         return [r.url for r in self.requests if r.service_worker is not None]
 

@@ -46,10 +46,8 @@ def test_parallel_headless_tools_are_answered_in_one_resume_command(app):
     assert "The device is at 59.3293, 18.0686" in app.page.locator("#sw-transcript").inner_text()
     app.screenshot("parallel-done")
 
-    runs = _runs(app.server_url, thread_id)
-    assert len(runs) == 2  # the start, and ONE resume that answered both tools
-    [resume_run] = [r for r in runs if (r.get("kwargs") or {}).get("command")]
-    resume = resume_run["kwargs"]["command"]["resume"]
+    assert len(_runs(app.server_url, thread_id)) == 2  # the start, and ONE resume that answered both tools
+    [resume] = app.watch.resume_commands(thread_id)
     assert set(resume) == {i["id"] for i in state["interrupts"]}  # keyed by interrupt id, both at once
     calls = {i["id"]: i["value"]["tool_call"]["id"] for i in state["interrupts"]}
     assert all(list(resume[iid]) == [call_id] for iid, call_id in calls.items())
