@@ -262,38 +262,47 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     assert len(located) == 1 and json.loads(located[0]["content"])["result"]["latitude"] == pytest.approx(59.3293)
 
 
+def _screen_through_a_broken_connection(app, inspection_id: str, pace_ms: int, break_it, drop_seen_within_s: float):
+    """Start a paced inline screen; once its root shows, `break_it(page)` breaks the connection.
+    The app must say the connection was lost, rejoin, and finish the screen whole, nothing twice."""
+    page = app.page
+    app.seed_draft(inspection_id, {**DRAFT, "inspection_id": inspection_id})
+    page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
+      new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
+        {subtree: true, childList: true, characterData: true}); }""")
+    # paced slowly, so that the server is still sending when the break comes, even on a slow machine
+    app.begin(inspection_id, f"script: patch-ui pace_ms={pace_ms}")
+    page.wait_for_selector("#sw-screen [data-sw-id='screen']")
+    break_it(page)
+    try:
+        poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=drop_seen_within_s)
+    except TimeoutError as exc:  # say what the app showed instead
+        statuses = page.evaluate("window.__statuses")
+        raise AssertionError(f"no drop seen; statuses: {statuses[-8:]}; "
+                             f"elements: {page.locator('#sw-screen [data-sw-id]').count()}") from exc
+    app.wait_finished(inspection_id)
+    assert page.locator("#sw-screen [data-sw-id]").count() == 9
+    assert page.locator("#sw-screen-issues li").count() == 0
+    reply = page.locator("#sw-transcript p", has_text="Here is the screen")
+    assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+
+
 def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_for, agent_server):
     from tcp_relay import TcpRelay
 
     server = urlsplit(agent_server)
     relay = TcpRelay(server.hostname, server.port)
+
+    def cut(page):  # the screen has started to build but not finished: reset the connection
+        assert page.locator("#sw-screen [data-sw-id]").count() < 9
+        assert relay.cut() >= 1
+
     try:
         app = app_for(relay.url)  # the app reaches the real server through a connection we can cut
         app.expect_console_error(r"Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")  # the cut
-        page = app.page
         app.open()
-        app.seed_draft("inspection-93", {**DRAFT, "inspection_id": "inspection-93"})
-        page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
-          new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
-            {subtree: true, childList: true, characterData: true}); }""")
-        # paced slowly, so that the server is still sending when the cut comes, even on a slow machine
-        app.begin("inspection-93", "script: patch-ui pace_ms=150")
-        # the screen has started to build (its root is there) but not finished: cut the connection
-        page.wait_for_selector("#sw-screen [data-sw-id='screen']")
-        assert page.locator("#sw-screen [data-sw-id]").count() < 9
-        assert relay.cut() >= 1
-        try:
-            poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=45)
-        except TimeoutError as exc:  # say what the app showed instead
-            statuses = page.evaluate("window.__statuses")
-            raise AssertionError(f"no drop seen; statuses: {statuses[-8:]}; "
-                                 f"elements: {page.locator('#sw-screen [data-sw-id]').count()}") from exc
-        app.wait_finished("inspection-93")
-        assert page.locator("#sw-screen [data-sw-id]").count() == 9
-        assert page.locator("#sw-screen-issues li").count() == 0
-        reply = page.locator("#sw-transcript p", has_text="Here is the screen")
-        assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
-        assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+        _screen_through_a_broken_connection(app, "inspection-93", 150, cut, drop_seen_within_s=45)
     finally:
         relay.close()
 
@@ -303,25 +312,16 @@ def test_a_connection_that_goes_silent_mid_stream_is_given_up_and_rejoined(app_f
 
     server = urlsplit(agent_server)
     relay = TcpRelay(server.hostname, server.port)
-    try:
-        app = app_for(relay.url)
-        page = app.page
-        # a stream silent for 3 s after a heartbeat is dead (9 s on Aegra, which sends no heartbeats)
-        app.open(stall="3")
-        app.seed_draft("inspection-94", {**DRAFT, "inspection_id": "inspection-94"})
-        page.evaluate("""() => { window.__statuses = []; const s = document.getElementById('sw-status');
-          new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
-            {subtree: true, childList: true, characterData: true}); }""")
-        # slow enough that the stream heartbeats (every 5 s) before the screen is done
-        app.begin("inspection-94", "script: patch-ui pace_ms=250")
-        page.wait_for_selector("#sw-screen [data-sw-id='screen']")
+
+    def go_silent(page):
         time.sleep(6)  # a heartbeat has passed on the stream (langgraph dev), so the short limit holds
         assert page.locator("#sw-screen [data-sw-id]").count() < 9
         assert relay.freeze() >= 1  # no reset, no FIN: the connection just goes quiet
-        poll(page, "window.__statuses.some((s) => s.includes('Connection lost'))", timeout_s=30)
-        app.wait_finished("inspection-94")
-        assert page.locator("#sw-screen [data-sw-id]").count() == 9
-        reply = page.locator("#sw-transcript p", has_text="Here is the screen")
-        assert reply.count() == 1 and reply.inner_text().count("Here is the screen") == 1  # nothing twice
+
+    try:
+        app = app_for(relay.url)
+        # a stream silent for 3 s after a heartbeat is dead (9 s on Aegra, which sends no heartbeats)
+        app.open(stall="3")
+        _screen_through_a_broken_connection(app, "inspection-94", 250, go_silent, drop_seen_within_s=30)
     finally:
         relay.close()
