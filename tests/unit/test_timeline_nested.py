@@ -134,3 +134,16 @@ def test_the_feed_reads_the_walks_pages_only_as_far_back_as_the_graph_steps_load
         asyncio.run(feed.older())
     assert len(feed.tree.nested) == len(WALK)
     assert len({c for c in client.calls if c[0]}) == len([c for c in client.calls if c[0]])  # no page read twice
+
+
+def test_the_walks_namespace_is_found_in_either_servers_task_shape():
+    entry = {"checkpoint": {"checkpoint_id": "c2", "checkpoint_ns": ""}, "parent_checkpoint": None, "next": [NS],
+             "metadata": {"source": "loop", "step": 3}, "values": {}}
+    ns = f"{NS}:4f1c0b2e-0000-0000-0000-000000000000"
+    dev = {"name": NS, "interrupts": [], "checkpoint": {"thread_id": "t", "checkpoint_ns": ns}, "state": None}
+    aegra = {"name": NS, "interrupts": [], "checkpoint": None, "state": {"configurable": {"thread_id": "t",
+                                                                                          "checkpoint_ns": ns}}}
+    plain = {"name": "tools", "interrupts": [], "checkpoint": None, "state": None}
+    for task in (dev, aegra):
+        assert facts_of({**entry, "tasks": [task, plain]}).subgraphs == (NS,)
+    assert facts_of({**entry, "tasks": [plain]}).subgraphs == ()

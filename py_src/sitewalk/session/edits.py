@@ -77,11 +77,14 @@ class StepEdits:
                 for a in before.answers]
         changed = {"question_id": said.question_id, "question": said.question, "kind": said.kind, "answer": value}
         await self.travel.ensure_idle()
-        made = await self.parts.outbox.client.threads.update_state(
-            self.thread_id, {"answers": [*kept, changed]}, as_node=before.next[0],
-            checkpoint=checkpoint_object(before, self.thread_id))
-        await self.travel.run_from(checkpoint=dict(made["checkpoint"]))
-        return made["checkpoint"]["checkpoint_id"]
+        where = checkpoint_object(before, self.thread_id)
+        made = dict((await self.parts.outbox.client.threads.update_state(
+            self.thread_id, {"answers": [*kept, changed]}, as_node=before.next[0], checkpoint=where))["checkpoint"])
+        # Aegra may answer without the map: the graph resumes where the walk's step before ran from
+        made["checkpoint_map"] = made.get("checkpoint_map") or {**where["checkpoint_map"],
+                                                                 before.namespace: made["checkpoint_id"]}
+        await self.travel.run_from(checkpoint=made)
+        return str(made["checkpoint_id"])
 
     async def change_result(self, checkpoint_id: str, text: str) -> str:
         """Change what this device answered for a headless tool at a step; returns the fork's checkpoint."""

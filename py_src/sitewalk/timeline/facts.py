@@ -134,8 +134,14 @@ def stable_namespace(namespace: str) -> str:
 
 
 def _subgraphs(tasks: Any) -> tuple[str, ...]:
-    found = (stable_namespace(str(_map(_map(t).get("checkpoint")).get("checkpoint_ns") or "")) for t in _list(tasks))
-    return tuple(sorted({ns for ns in found if ns}))
+    """The namespaces of the next tasks that run a subgraph with checkpoints of its own. langgraph dev names
+    it in the task's `checkpoint`; Aegra leaves that empty and passes the subgraph's config as `state`."""
+    found = set()
+    for task in map(_map, _list(tasks)):
+        state = _map(task.get("state"))
+        config = _map(task.get("checkpoint")) or _map(state.get("configurable")) or _map(state.get("checkpoint"))
+        found.add(stable_namespace(str(config.get("checkpoint_ns") or "")))
+    return tuple(sorted(ns for ns in found if ns))
 
 
 def _answers(value: Any) -> tuple[Answer, ...]:

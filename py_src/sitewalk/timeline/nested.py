@@ -23,9 +23,11 @@ __all__ = ["NestedSteps", "checkpoint_object"]
 
 
 def checkpoint_object(facts: StepFacts, thread_id: str) -> dict[str, Any]:
-    """The whole checkpoint to send for a subgraph step (state, update_state, a run from it)."""
+    """The whole checkpoint to send for a subgraph step (state, update_state, a run from it). Its map says
+    where the graph resumes; Aegra's history leaves the map out, so it is made from `metadata.parents`."""
+    mapping = dict(facts.checkpoint_map) or {"": facts.parent_step or "", facts.namespace: facts.id}
     return {"thread_id": thread_id, "checkpoint_id": facts.id, "checkpoint_ns": facts.namespace,
-            "checkpoint_map": dict(facts.checkpoint_map)}
+            "checkpoint_map": mapping}
 
 
 class NestedSteps:
