@@ -74,7 +74,7 @@ def test_a_message_sent_while_the_start_runs_waits_and_goes_once_the_run_ends():
         while session.parts is None or not session.parts.conversation.active:
             await asyncio.sleep(0)
         said = await session.say("the risk is critical")
-        assert inputs(fake) == ["Start inspection inspection-42"]  # not sent over the active run
+        assert "the risk is critical" not in inputs(fake)  # not sent over the active run
         await start
         return said
 
