@@ -16,16 +16,22 @@ screen's — and only then performs the business action.
   Rewinding never closes anything.
 - Other actions are recorded in the Store by the browser's idempotency key: a key recorded already
   is a replay, answered with the recorded outcome, and nothing else happens.
+- Each order filed, found again or closed is mirrored into the Store (`sitewalk.contracts.workorders`:
+  its key, id and status under ("sitewalk", "work_orders")), so the browser's restore preview can check
+  an action it would reach again against the real record.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from typing import Any
 
 from langgraph.config import get_config
 
+from sitewalk.contracts.workorders import mirror_of, work_orders_namespace
+from sitewalk_agent.audit.context import owner_of
 from sitewalk_agent.workorders import WorkOrderError, WorkOrders, substance_of, work_order_key
 
 __all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "close_button", "expected_actions",
@@ -89,6 +95,21 @@ class ActionLedger:
             return
         await self._store.aput(self._namespace, key, record)
 
+    async def mirror(self, order: dict[str, Any], inspection_id: str | None) -> None:
+        """The order's key, id and status where the browser can read them (the Store); the order is
+        filed whatever happens here, so a failed write is logged, not raised."""
+        if self._store is None:
+            return
+        try:
+            config = get_config()
+        except RuntimeError:  # outside a graph run (unit tests of answer_press)
+            config = {}
+        try:
+            await self._store.aput(work_orders_namespace(owner_of(config)), order["key"],
+                                   mirror_of(order, inspection_id), index=False)
+        except Exception:  # noqa: BLE001 - the ticket system has the order; the preview then says "new"
+            logging.getLogger(__name__).exception("work order %s not mirrored into the store", order.get("id"))
+
 
 def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:
     """The interrupt that asks the browser for a ConfirmButton press on the screen on record."""
@@ -150,6 +171,7 @@ async def _create(state: dict[str, Any], record: dict[str, Any], ledger: ActionL
     key = work_order_key(substance)
     order, created = await ledger.orders.acreate(key, subject=substance["subject"],
                                                  substance=json.dumps(substance, sort_keys=True), **_place(ledger))
+    await ledger.mirror(order, state.get("inspection_id"))
     record = {**record, "result": {"work_order": order["id"], "key": key, "created": created,
                                    "status": order["status"]}}
     if not created and _on_branch(state, CREATE, key):  # pressed again here: answer, change nothing
@@ -176,6 +198,7 @@ def _who(request: dict[str, Any]) -> str:
 async def _close(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger, request: dict[str, Any]
                  ) -> Answer:
     order, closed = await ledger.orders.aclose(record["subject"], closed_by=_who(request), **_place(ledger))
+    await ledger.mirror(order, state.get("inspection_id"))
     record = {**record, "result": {"work_order": order["id"], "key": order["key"], "closed": closed,
                                    "status": order["status"], "closed_by": order["closed_by"]}}
     update = {"ui_actions": [*(state.get("ui_actions") or []), record],

@@ -8,6 +8,8 @@ import uuid
 import httpx
 from conftest_helpers import poll
 
+from sitewalk_agent.workorders import WorkOrders
+
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
 STEP = "#sw-timeline li"
 PAGE = 20  # steps in one history page (sitewalk.timeline.PAGE_SIZE)
@@ -79,7 +81,7 @@ def test_a_fork_keeps_the_old_branch_and_each_branch_shows_its_own_screen(app):
     assert page.locator(".sw-branch-note").count() == 0
 
 
-def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(app):
+def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(app, workorders_db):
     inspection = _ident("inspection-84")
     app.open()
     app.seed_draft(inspection, DRAFT)
@@ -94,7 +96,10 @@ def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(ap
     preview.wait_for()
     action = preview.locator(".sw-restore-actions li")
     assert action.count() == 1 and action.get_attribute("data-deduplicated") == "1"
-    assert "Work order" in action.inner_text() and "no duplicate" in action.inner_text()
+    # checked against the ticket system's record (mirrored into the store), with its real id
+    [order] = [o for o in WorkOrders(workorders_db).orders() if o["key"].startswith(f"work-order:{inspection}:")]
+    assert action.get_attribute("data-checked") == "1" and action.get_attribute("data-work-order") == order["id"]
+    assert f"already created: {order['id']} — a replay returns it" in action.inner_text()
     assert preview.locator(".sw-restore-steps li").count() >= 3
     app.screenshot("restore-preview")
     page.click(".sw-restore-preview [data-sw-travel='cancel']")

@@ -193,3 +193,22 @@ def test_a_close_button_for_an_unknown_order_is_refused_and_nothing_changes(orde
         assert not (await graph.aget_state(config)).values.get("ui_actions")
 
     asyncio.run(go())
+
+
+def test_each_order_is_mirrored_into_the_store_with_its_key_id_and_status(orders):
+    from sitewalk.contracts.workorders import work_orders_namespace
+
+    async def go():
+        graph, config = await confirmed_thread()
+        first = await press(graph, config)
+        key, order_id = first["result"]["key"], first["result"]["work_order"]
+        created = (await graph.store.aget(work_orders_namespace(), key)).value
+        await press(graph, config, element_id=f"close-{order_id.lower()}", action="close_work_order")
+        closed = (await graph.store.aget(work_orders_namespace(), key)).value
+        return created, closed, orders.get(key)
+
+    created, closed, row = asyncio.run(go())
+    assert created["id"] == row["id"] and created["key"] == row["key"] and created["status"] == "open"
+    assert created["inspection_id"] == "inspection-42" and created["thread_id"] == "t-confirm"
+    assert "substance" not in created  # the public fields only
+    assert closed["status"] == "closed" == row["status"] and closed["closed_at"] == row["closed_at"]

@@ -18,6 +18,7 @@ from sitewalk.timeline import (
     TimelinePager,
     TimelineTree,
     UnknownCheckpoint,
+    check_actions,
     facts_of,
     name_step,
     restore_preview,
@@ -220,6 +221,57 @@ def test_restore_preview_lists_the_replaced_path_and_the_deduplicated_work_order
     assert [a.label for a in preview.actions] == ["Work order work-order:inspection-42:risk-1"]
     assert preview.actions[0].deduplicated
     assert not restore_preview(tree, "t", old.head).changes_anything
+
+
+def _preview_with_order():
+    tree = _tree()
+    old = tree.branches()[1]
+    tree.live_head = old.head
+    read = next(s for s in tree.steps(old.head) if s.name.title == "Read your draft")
+    return restore_preview(tree, "t", read.id)
+
+
+def test_the_preview_checks_each_work_order_against_its_real_record():
+    preview = _preview_with_order()
+    [action] = preview.actions
+    asked = []
+
+    async def found(key):
+        asked.append(key)
+        return {"key": key, "id": "WO-1A2B3C4D5E", "status": "open"}
+
+    async def missing(key):
+        return None
+
+    checked = asyncio.run(check_actions(preview, found)).actions[0]
+    assert asked == [action.idempotency_key] and checked.checked and checked.deduplicated
+    assert checked.order_id == "WO-1A2B3C4D5E" and checked.label == "Work order WO-1A2B3C4D5E"
+    assert checked.outcome == "already created: WO-1A2B3C4D5E — a replay returns it"
+    new = asyncio.run(check_actions(preview, missing)).actions[0]
+    assert new.checked and not new.deduplicated and new.outcome.startswith("new:")
+
+    async def closed(key):
+        return {"id": "WO-1A2B3C4D5E", "status": "closed"}
+
+    assert "(closed since)" in asyncio.run(check_actions(preview, closed)).actions[0].outcome
+
+
+def test_a_record_that_cannot_be_read_leaves_what_the_checkpoint_says():
+    preview = _preview_with_order()
+
+    async def down(key):
+        raise ServerError(503)
+
+    [action] = asyncio.run(check_actions(preview, down)).actions
+    assert action == preview.actions[0] and not action.checked
+    assert action.outcome == "if reached again, the existing one is returned (no duplicate)"
+
+
+def test_a_work_order_action_carries_its_business_key_not_the_press_key():
+    entry = copy.deepcopy(next(e for e in ALL if e["values"].get("ui_actions")))
+    record = entry["values"]["ui_actions"][-1]
+    record["result"] = {"work_order": "WO-77", "key": "work-order:inspection-42:risk-1:high:abc", "created": True}
+    assert facts_of(entry).last_action == ("create_work_order", "work-order:inspection-42:risk-1:high:abc", "WO-77")
 
 
 def test_restore_preview_of_an_unknown_checkpoint_is_refused():

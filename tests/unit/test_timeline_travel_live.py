@@ -38,7 +38,7 @@ async def _quick(attempt):
     await asyncio.sleep(0.05)
 
 
-def _travel(agent_server, then):
+def _travel(agent_server, then, note=""):
     store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
 
     async def go():
@@ -47,7 +47,7 @@ def _travel(agent_server, then):
         view = View()
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
-            await session.start("inspection-77")
+            await session.start("inspection-77", note=note)
             assert session.parts is not None
             return await then(TimeTravel(session.parts), session, client, view, store)
 
@@ -217,3 +217,21 @@ def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(age
             return await travel.replay(decided.id)
 
     assert asyncio.run(go()) == "replayed" and len(located) == 1  # the recorded answer went again, no new ask
+
+
+def test_the_restore_preview_names_the_work_order_the_ticket_system_filed(agent_server, workorders_db):
+    from sitewalk_agent.workorders import WorkOrders
+
+    async def then(travel, session, client, view, store):
+        await session.act("confirm", "create_work_order", "risk-1")
+        await travel.timeline.refresh()
+        while not travel.timeline.tree.exhausted:
+            await travel.timeline.older()
+        said = next(s for s in travel.timeline.tree.steps() if s.name.kind == "you")
+        return await travel.preview(said.id)
+
+    preview = _travel(agent_server, then, note="script: confirm")
+    [action] = preview.actions
+    row = WorkOrders(workorders_db).get(action.idempotency_key)
+    assert row is not None and action.checked and action.order_id == row["id"]
+    assert action.outcome == f"already created: {row['id']} — a replay returns it"

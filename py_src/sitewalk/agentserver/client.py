@@ -22,7 +22,7 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from ._compat import default_transport
-from .errors import StreamError, error_for_status
+from .errors import NotFound, StreamError, error_for_status
 from .schema import (
     Assistant,
     CancelAction,
@@ -320,6 +320,16 @@ class StoreClient:
         """POST /store/items/search: items {namespace, key, value, created_at, updated_at} under a prefix."""
         body = {"namespace_prefix": list(namespace_prefix), "limit": limit, "offset": offset}
         return list((await self._http.call("POST", "/store/items/search", body) or {}).get("items") or [])
+
+    async def get_item(self, namespace: Sequence[str], key: str) -> dict[str, Any] | None:
+        """GET /store/items: one item {namespace, key, value, ...}, or None when there is none (the in-memory
+        server answers null, Aegra 404). Namespace labels never contain ".", so the dotted form is exact."""
+        query = f"?namespace={_p('.'.join(namespace))}&key={_p(key)}"
+        try:
+            item = await self._http.call("GET", f"/store/items{query}")
+        except NotFound:
+            return None
+        return dict(item) if isinstance(item, Mapping) else None
 
     async def list_items(self, namespace: Sequence[str], page_size: int = 100) -> list[dict[str, Any]]:
         """Every item stored exactly under `namespace` (a prefix search also returns deeper ones), page by page."""

@@ -20,12 +20,14 @@ from typing import Any
 
 from ..agentserver.errors import HTTPStatusError
 from ..agentserver.schema import RunStatus, ThreadState
+from ..contracts.workorders import work_orders_namespace
 from ..timeline import (
     ReplayDeclined,
     ReplayWouldBeDeclined,
     RestorePreview,
     RunActive,
     UnknownCheckpoint,
+    check_actions,
     device_calls_ahead,
     restore_preview,
 )
@@ -59,7 +61,14 @@ class TimeTravel:
             await self.timeline.older()  # one of this thread's, further back: page to it
             if len(self.timeline.tree) == loaded:
                 break
-        return restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
+        preview = restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
+        return await check_actions(preview, self._work_order)
+
+    async def _work_order(self, key: str) -> dict[str, Any] | None:
+        """The ticket system's record of a work order, as the agent mirrors it into the Store."""
+        item = await self.client.store.get_item(work_orders_namespace(), key)
+        value = (item or {}).get("value")
+        return dict(value) if isinstance(value, dict) else None
 
     async def replay(self, checkpoint_id: str) -> str:
         """Run again from `checkpoint_id`: 'replayed', or 'nothing' when it has no next step."""

@@ -31,14 +31,14 @@ from .guard import StaleGuard, Ticket
 from .naming import StepName, name_step
 from .nested import NestedSteps, checkpoint_object
 from .pager import PAGE_SIZE, FetchPage, TimelinePager
-from .preview import ExternalAction, RestorePreview, restore_preview
+from .preview import ExternalAction, LookupOrder, RestorePreview, check_actions, restore_preview
 from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
     "PAGE_SIZE", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "HistoryPageFailed", "InvalidEdit",
-    "NestedSteps", "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive", "StaleGuard",
-    "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager", "TimelineShown",
-    "TimelineTree", "UnknownCheckpoint", "checkpoint_id", "checkpoint_object", "device_calls_ahead", "facts_of",
-    "name_step", "restore_preview", "shown",
+    "LookupOrder", "NestedSteps", "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
+    "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager",
+    "TimelineShown", "TimelineTree", "UnknownCheckpoint", "check_actions", "checkpoint_id", "checkpoint_object",
+    "device_calls_ahead", "facts_of", "name_step", "restore_preview", "shown",
 ]

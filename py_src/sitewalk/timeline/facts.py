@@ -70,7 +70,8 @@ class StepFacts:
     spec_revision: int | None  # the screen on record's identity
     spec_call_id: str
     action_count: int  # ui_actions performed so far
-    last_action: tuple[str, str, str] | None  # (action, idempotency key, business reference) of the newest
+    last_action: tuple[str, str, str] | None  # (action, idempotency key, reference) of the newest; a work
+    # order's key is its business key (what the ticket system dedupes by), its reference its id (WO-…)
     run_id: str
     created_by: str  # who made it: the user id of the run, or "system"
     namespace: str = ""  # "" for the graph's own checkpoints, the subgraph's namespace for its own
@@ -230,4 +231,5 @@ def _action(record: Any) -> tuple[str, str, str] | None:
         return None
     result = _map(record.get("result"))
     reference = str(result.get("work_order") or record.get("subject") or "")
-    return str(record.get("action") or ""), str(record.get("idempotency_key") or ""), reference
+    key = result.get("key") or record.get("idempotency_key")  # the business key, else the press's own
+    return str(record.get("action") or ""), str(key or ""), reference
