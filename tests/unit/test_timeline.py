@@ -23,6 +23,7 @@ from sitewalk.timeline import (
     name_step,
     restore_preview,
 )
+from sitewalk.timeline.preview import RecordsUnreadable
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "history" / "confirm_fork.json").read_text())
 ALL = RECORDED["all"]
@@ -258,13 +259,13 @@ def test_the_preview_checks_each_work_order_against_its_real_record():
 
 def test_a_record_that_cannot_be_read_leaves_what_the_checkpoint_says():
     preview = _preview_with_order()
+    for error in (ServerError(503), RecordsUnreadable("the store scopes namespaces per user")):
+        async def unread(key, error=error):
+            raise error
 
-    async def down(key):
-        raise ServerError(503)
-
-    [action] = asyncio.run(check_actions(preview, down)).actions
-    assert action == preview.actions[0] and not action.checked
-    assert action.outcome == "if reached again, the existing one is returned (no duplicate)"
+        [action] = asyncio.run(check_actions(preview, unread)).actions
+        assert action == preview.actions[0] and not action.checked  # never "new" on what was not read
+        assert action.outcome == "if reached again, the existing one is returned (no duplicate)"
 
 
 def test_a_work_order_action_carries_its_business_key_not_the_press_key():

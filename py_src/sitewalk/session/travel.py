@@ -31,6 +31,7 @@ from ..timeline import (
     device_calls_ahead,
     restore_preview,
 )
+from ..timeline.preview import RecordsUnreadable
 from .conversation import Conversation
 from .history import TimelineFeed
 from .loop import RunLoop
@@ -68,7 +69,13 @@ class TimeTravel:
         """The ticket system's record of a work order, as the agent mirrors it into the Store."""
         item = await self.client.store.get_item(work_orders_namespace(), key)
         value = (item or {}).get("value")
-        return dict(value) if isinstance(value, dict) else None
+        if isinstance(value, dict):
+            return dict(value)
+        # "new" only when the mirror is there to be read: a server whose store API scopes namespaces per
+        # user (Aegra) shows none of it, and that is not the same as the ticket system having no order
+        if not await self.client.store.search_items(work_orders_namespace(), limit=1):
+            raise RecordsUnreadable(f"no work-order records readable under {'/'.join(work_orders_namespace())}")
+        return None
 
     async def replay(self, checkpoint_id: str) -> str:
         """Run again from `checkpoint_id`: 'replayed', or 'nothing' when it has no next step."""

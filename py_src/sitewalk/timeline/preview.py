@@ -22,11 +22,15 @@ from ..agentserver.errors import AgentServerError
 from .errors import UnknownCheckpoint
 from .tree import Step, TimelineTree
 
-__all__ = ["ExternalAction", "LookupOrder", "RestorePreview", "check_actions", "restore_preview"]
+__all__ = ["ExternalAction", "LookupOrder", "RecordsUnreadable", "RestorePreview", "check_actions", "restore_preview"]
 
 WORK_ORDER = "create_work_order"
 LookupOrder = Callable[[str], Awaitable[Mapping[str, Any] | None]]
 """A work order's business key -> its record (id, status, ...), or None when the ticket system has none."""
+
+
+class RecordsUnreadable(LookupError):
+    """The records cannot be seen from here (e.g. a server whose store API scopes namespaces per user)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +106,7 @@ async def check_actions(preview: RestorePreview, lookup: LookupOrder) -> Restore
             continue
         try:
             record = await lookup(action.idempotency_key)
-        except (AgentServerError, OSError, TimeoutError):  # unread: say only what the checkpoint says
+        except (AgentServerError, OSError, TimeoutError, RecordsUnreadable):  # say only what the checkpoint says
             checked.append(action)
             continue
         checked.append(replace(action, checked=True, deduplicated=record is not None,
