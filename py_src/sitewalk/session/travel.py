@@ -71,8 +71,8 @@ class TimeTravel:
         value = (item or {}).get("value")
         if isinstance(value, dict):
             return dict(value)
-        # "new" only when the mirror is there to be read: a server whose store API scopes namespaces per
-        # user (Aegra) shows none of it, and that is not the same as the ticket system having no order
+        # "new" only when the mirror is there to be read: a store API that shows none of it (another
+        # namespace layout, another owner) is not the same as the ticket system having no order
         if not await self.client.store.search_items(work_orders_namespace(), limit=1):
             raise RecordsUnreadable(f"no work-order records readable under {'/'.join(work_orders_namespace())}")
         return None
