@@ -8,9 +8,10 @@
 
 Each route answers its replies in order and repeats the last one. A reply that is an exception is
 raised (ServerUnreachable: as the browser's fetch fails offline); inside a list of stream chunks it
-is raised after the chunks before it (a connection cut mid-stream). `fake.sent(...)` lists the
-requests that matched, with their JSON bodies. A run's record (`GET /threads/T/runs/R`) that no
-route scripts answers `status: success`.
+is raised after the chunks before it (a connection cut mid-stream). A `Silence()` among the chunks
+keeps the stream open and silent until the test calls its `end()` (a run no worker carries).
+`fake.sent(...)` lists the requests that matched, with their JSON bodies. A run's record
+(`GET /threads/T/runs/R`) that no route scripts answers `status: success`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,19 @@ def sse(*events: tuple[str, Any] | tuple[str, Any, str]) -> str:
 def fixture(name: str) -> str:
     """A stream recorded from a real `langgraph dev` (tests/unit/fixtures/record.py)."""
     return (FIXTURES / name).read_bytes().decode("utf-8")
+
+
+class Silence:
+    """A stream chunk that says nothing until `end()` (then the chunks after it follow)."""
+
+    def __init__(self) -> None:
+        self._ended = asyncio.Event()
+
+    def end(self) -> None:
+        self._ended.set()
+
+    async def wait(self) -> None:
+        await self._ended.wait()
 
 
 @dataclass
@@ -112,6 +126,9 @@ class FakeTransport:
             raise reply
         for chunk in [reply] if isinstance(reply, str) else reply:
             await asyncio.sleep(0)
+            if isinstance(chunk, Silence):
+                await chunk.wait()
+                continue
             if isinstance(chunk, Exception):
                 raise chunk
             yield chunk

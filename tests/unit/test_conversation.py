@@ -71,8 +71,8 @@ def test_a_message_sent_while_the_start_runs_waits_and_goes_once_the_run_ends():
 
     async def go() -> str:
         start = asyncio.create_task(session.start("inspection-42"))
-        while session.parts is None or not session.parts.conversation.active:
-            await asyncio.sleep(0)
+        while session.parts is None or not session.parts.conversation.active or not inputs(fake):
+            await asyncio.sleep(0)  # the start's run request is out (its stream is read in a task of its own)
         said = await session.say("the risk is critical")
         assert "the risk is critical" not in inputs(fake)  # not sent over the active run
         await start

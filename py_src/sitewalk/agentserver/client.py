@@ -290,8 +290,10 @@ class RunsClient:
         return cast(list[Run], await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}"))
 
     async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: CancelAction = "interrupt") -> Any:
-        """POST /threads/{id}/runs/{run_id}/cancel (`action`: interrupt keeps the checkpoints, rollback drops them)."""
-        query = f"?wait={'true' if wait else 'false'}&action={_p(action)}"
+        """POST /threads/{id}/runs/{run_id}/cancel (`action`: interrupt keeps the checkpoints, rollback drops them).
+
+        `wait` goes as 1 or 0: Aegra reads an integer (`wait=false` is answered 422), langgraph-api both."""
+        query = f"?wait={1 if wait else 0}&action={_p(action)}"
         return await self._http.call("POST", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}/cancel{query}")
 
 

@@ -10,7 +10,9 @@
 - `Conversation` (conversation.py): the inspector's follow-up messages, one run at a time, none lost;
 - `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen);
 - `Reviews` (reviews.py): per-call review cards read from the thread's state, decisions by interrupt id;
-- `Questions` (questions.py): the agent's questions to the inspector (the site walk), answered by interrupt id.
+- `Questions` (questions.py): the agent's questions to the inspector (the site walk), answered by interrupt id;
+- `StuckGuard` (stuck.py, decisions in progress.py): a run that makes no progress shown stuck, with
+  Cancel and Continue from the last checkpoint.
 
 `InspectionSession` composes them: it holds no thread until one exists, then builds the parts
 for it. Pure orchestration: the agent server through `AgentServerClient`, the screen through a
@@ -29,13 +31,14 @@ from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
 from .conversation import show_user_text
 from .parts import Hooks, ThreadParts
+from .progress import StuckRefused, parse_choice
 from .questions import PendingQuestion, QuestionRefused
 from .restore import restore_view
 from .reviews import PendingReview, ReviewRefused
 from .thread import ASSISTANT_ID, Thread
 from .view import View
 
-__all__ = ["ASSISTANT_ID", "Hooks", "InspectionSession", "Thread", "View"]
+__all__ = ["ASSISTANT_ID", "Hooks", "InspectionSession", "StuckRefused", "Thread", "View"]
 
 
 class InspectionSession:
@@ -114,6 +117,16 @@ class InspectionSession:
         self.cancellation.cancel()
         if self.parts is not None:
             await cancel_server_runs(self.client, self.parts.thread.id)
+
+    def resolve_stuck(self, choice: str) -> None:
+        """The inspector's choice for the run shown stuck: 'cancel' or 'continue' (carried out by the
+        stream that watches it). StuckRefused when the choice is unknown or no run is stuck."""
+        chosen = parse_choice(choice)
+        if self.parts is None:
+            raise StuckRefused("not_stuck", "no inspection is open")
+        self.parts.stream.guard.choose(chosen)
+        if chosen == "cancel":
+            self.cancellation.cancel()
 
     async def review(self, decisions: dict[str, dict[str, Any]]) -> list[ReviewRefused]:
         """Send review decisions `{interrupt_id: decision}` (see `reviews`); the refused ones come back."""

@@ -17,9 +17,11 @@ from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
 from .loop import RunLoop
 from .outbox import Outbox
+from .progress import StuckPolicy
 from .questions import QuestionCards, Questions
 from .reviews import ReviewCards, Reviews
 from .stream import RunStream
+from .stuck import StuckGuard, StuckPanel
 from .thread import Thread, WaitForNetwork, backoff
 from .view import View
 
@@ -39,6 +41,8 @@ class Hooks:
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
     review_cards: ReviewCards | None = None  # where pending per-call reviews are shown
     question_cards: QuestionCards | None = None  # where the agent's questions (the site walk) are shown
+    stuck_panel: StuckPanel | None = None  # where a run that makes no progress is shown, with its choices
+    stuck_policy: StuckPolicy = StuckPolicy()  # how long silence may last before a run is called stuck
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,8 @@ class ThreadParts:
               screen: ScreenFeed, cancellation: Cancellation, hooks: Hooks) -> ThreadParts:
         wait = hooks.wait_for_network
         calls = CallBoard(view)
-        stream = RunStream(client, thread, view, screen, calls, wait)
+        guard = StuckGuard(client, thread, view, cancellation, hooks.stuck_panel, hooks.stuck_policy)
+        stream = RunStream(client, thread, view, screen, calls, wait, guard)
         answers = HeadlessAnswers(client, thread, registry, calls, cancellation, book=hooks.book, audit=hooks.audit,
                                   on_mismatch=hooks.on_contract_mismatch)
         outbox = Outbox(client, thread, stream, wait, on_waiting=hooks.on_outbox)

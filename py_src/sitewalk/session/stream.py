@@ -2,7 +2,9 @@
 
 A dropped connection is rejoined where it broke, without showing an event twice
 (`agentserver.rejoin`). What the stream said of the thread is kept (`Streamed`), so that the run
-loop can answer the interrupts it raised without reading the state again.
+loop can answer the interrupts it raised without reading the state again. A stream that goes silent
+after an interruption is watched (`stuck.StuckGuard`): a run no worker carries any more is shown
+stuck, and Continue runs on from the thread's newest checkpoint in its place.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from ..calls.run_stream import RunStreamCalls
 from ..screen_feed import ScreenFeed
 from ..streaming import MessageText, RunAssembler, ToolCallProgress
 from .calls import CallBoard
+from .progress import ContinueKind
+from .stuck import StuckGuard, Watched
 from .thread import Thread, WaitForNetwork
 from .view import View
 
@@ -45,34 +49,49 @@ class Streamed:
 
 class RunStream:
     def __init__(self, client: AgentServerClient, thread: Thread, view: View, screen: ScreenFeed,
-                 calls: CallBoard, wait: WaitForNetwork) -> None:
+                 calls: CallBoard, wait: WaitForNetwork, guard: StuckGuard | None = None) -> None:
         self.client = client
         self.thread = thread
         self.view = view
         self.screen = screen
         self.calls = calls
         self.wait = wait
+        self.guard = guard or StuckGuard(client, thread, view)
 
     async def run(self, run_id: str | None = None, **run_kwargs: Any) -> Streamed:
         """Stream a new run (or, with `run_id`, join one already going from its start) to the view."""
         streamed = Streamed(dropped=run_id is not None)  # a joined stream may lack early events
         assembler = RunAssembler()
         arguments = RunStreamCalls()  # what each event changed of a call's arguments: a delta or a snapshot
+        watched = self.guard.watching(run_id)
 
         def dropped(attempt: int) -> None:
             streamed.dropped = True
+            watched.interrupted()
             self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
-        async for part in stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
-                                             wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES,
-                                             **run_kwargs):
+        source = stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
+                                    wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES, **run_kwargs)
+        async for part in watched.parts(source):
             self._show(part, assembler, streamed)
             if part.event.startswith("messages"):
                 self._args(arguments, part)
-        streamed.whole = True
         for change in assembler.finish_message():
             self._change(change)
+        if watched.left is not None:  # left before its end: the state is the story from here
+            return await self._after_leaving(watched)
+        streamed.whole = True
         return streamed
+
+    async def _after_leaving(self, watched: Watched) -> Streamed:
+        """A stuck run's Continue runs on from the newest checkpoint; otherwise (cancelled, ended, or
+        Continue with nothing to run) the caller reads the thread's state and answers what waits."""
+        if watched.plan is not None and watched.plan.kind is ContinueKind.RERUN:
+            self.view.status("Continuing from the last checkpoint")
+            return await self.run(input=None, checkpoint_id=watched.plan.checkpoint_id)
+        if watched.state is not None:
+            self.show_state(watched.state)
+        return Streamed(dropped=True)
 
     async def follow_latest(self) -> Streamed:
         """The server took a request whose stream was lost before it began: show the run it started
