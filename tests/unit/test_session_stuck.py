@@ -244,3 +244,16 @@ def test_a_choice_with_nothing_stuck_or_an_unknown_choice_is_refused_and_sends_n
             session.resolve_stuck(choice)
         assert refused.value.code == code
     assert fake.requests == [] and not session.cancelled
+
+
+def test_the_panel_names_the_run_its_status_and_both_choices_and_escapes_what_the_server_said():
+    from sitewalk.ui.render import render_template
+
+    run = StuckRun("r1", "running", "1f1ef0d7-f55f-6fe8-8005", 16.4)
+    html = render_template("stuck_run.j2", run=run, refusal=("ServerUnreachable", "<b>down</b>"), busy=False)
+    assert "This run is stuck" in html and "<code>r1</code>" in html and "<strong>running</strong>" in html
+    assert "for 16 s" in html and "1f1ef0d7-f55f…" in html
+    assert 'data-stuck-action="continue"' in html and 'data-stuck-action="cancel"' in html and "disabled" not in html
+    assert 'data-code="ServerUnreachable"' in html and "&lt;b&gt;down&lt;/b&gt;" in html
+    busy = render_template("stuck_run.j2", run=run, refusal=None, busy=True)
+    assert busy.count(" disabled") == 2 and "sw-stuck-refused" not in busy

@@ -1,8 +1,9 @@
 """The app's DOM view and its newest inspection session: the one the page's controls speak to.
 
-ConfirmButtons, review and question cards, the composer, the timeline and the audit panel all act on the
-inspection on screen, which is the newest session. The view and the session machinery are built
-when the first inspection starts or is reopened, not at boot (the first screen paints sooner).
+ConfirmButtons, review and question cards, the stuck-run panel, the composer, the timeline and the
+audit panel all act on the inspection on screen, which is the newest session. The view and the
+session machinery are built when the first inspection starts or is reopened, not at boot (the first
+screen paints sooner).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..ui.render import render_template
 from .composer import show_waiting_messages
 from .question_view import QuestionCardsView
 from .review_view import ReviewCardsView
+from .stuck_view import StuckPanelView
 
 if TYPE_CHECKING:
     from ..headless.local_draft import AsyncKeyValueStore
@@ -38,6 +40,7 @@ class Sessions:
         self._mismatches: list[ContractMismatch] = []
         self._review_cards = ReviewCardsView(on_submit=self._review)  # per-call reviews
         self._question_cards = QuestionCardsView(on_answer=self._answer)  # the agent's questions (site walk)
+        self._stuck_panel = StuckPanelView(on_choice=self._stuck)  # a run that makes no progress
         self._view: DomView | None = None
         self._newest: InspectionSession | None = None
 
@@ -63,7 +66,7 @@ class Sessions:
         hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
                       on_messages=show_waiting_messages, review_cards=self._review_cards,
-                      question_cards=self._question_cards)
+                      question_cards=self._question_cards, stuck_panel=self._stuck_panel)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest
@@ -78,6 +81,17 @@ class Sessions:
     async def _answer(self, interrupt_id: str, raw: Any) -> None:
         if self._newest is not None:
             await self._newest.answer(interrupt_id, raw)
+
+    def _stuck(self, choice: str) -> None:
+        """Cancel or Continue on the stuck panel; a refusal is said on the panel, which stays."""
+        from ..session.progress import StuckRefused
+
+        try:
+            if self._newest is None:
+                raise StuckRefused("not_stuck", "no inspection is open")
+            self._newest.resolve_stuck(choice)
+        except StuckRefused as refused:
+            self._stuck_panel.refused(refused.code, refused.message)
 
     def _show_mismatch(self, mismatch: ContractMismatch) -> None:
         """The visible version-mismatch state: one banner above the app, each tool with both digests."""
