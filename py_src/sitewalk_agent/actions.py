@@ -19,6 +19,10 @@ screen's — and only then performs the business action.
 - Each order filed, found again or closed is mirrored into the Store (`sitewalk.contracts.workorders`:
   its key, id and status under ("sitewalk", "work_orders")), so the browser's restore preview can check
   an action it would reach again against the real record.
+
+Each action record names who pressed (`by`): the authenticated user when the server has sign-in
+(`sitewalk_agent.audit.context.actor`, from the run's auth context, never from the request); without
+sign-in, the inspector's name the device gave, marked `authenticated: false`.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 from langgraph.config import get_config
 
 from sitewalk.contracts.workorders import mirror_of, work_orders_namespace
-from sitewalk_agent.audit.context import owner_of
+from sitewalk_agent.audit.context import actor, owner_of
 from sitewalk_agent.workorders import WorkOrderError, WorkOrders, substance_of, work_order_key
 
 __all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "close_button", "expected_actions",
@@ -139,23 +143,28 @@ async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger
     if reason:
         return {"ui_action_result": {**base, "status": "refused", "reason": reason}}, ""
     button = expected_actions(ui_spec)[request["element_id"]]
-    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"]}
+    record = {**base, "identity": ui_spec.get("identity"), "subject": button["subject"],
+              "by": actor(_run_config(), state, request.get("inspector"))}
     try:
         if request["action"] == CREATE:
             return await _create(state, record, ledger)
         if request["action"] == CLOSE:
-            return await _close(state, record, ledger, request)
+            return await _close(state, record, ledger)
     except (WorkOrderError, sqlite3.Error) as exc:  # the ticket system refused: say why, change nothing
         return {"ui_action_result": {**record, "status": "failed", "reason": f"work orders: {exc}"}}, ""
     return await _other(state, record, ledger)
 
 
+def _run_config() -> dict[str, Any]:
+    try:
+        return dict(get_config())
+    except RuntimeError:  # outside a graph run (unit tests of answer_press)
+        return {}
+
+
 def _place(ledger: ActionLedger) -> dict[str, str | None]:
     """The thread and the checkpoint this action runs from (the one before its effect)."""
-    try:
-        configurable = get_config().get("configurable") or {}
-    except RuntimeError:  # outside a graph run (unit tests of answer_press)
-        configurable = {}
+    configurable = _run_config().get("configurable") or {}
     checkpoint = (configurable.get("checkpoint_map") or {}).get("") or configurable.get("checkpoint_id")
     return {"thread_id": ledger.thread_id or configurable.get("thread_id"), "checkpoint_id": checkpoint}
 
@@ -186,18 +195,9 @@ async def _create(state: dict[str, Any], record: dict[str, Any], ledger: ActionL
     return update, said
 
 
-def _who(request: dict[str, Any]) -> str:
-    try:
-        configurable = get_config().get("configurable") or {}
-    except RuntimeError:
-        configurable = {}
-    user = configurable.get("langgraph_auth_user_id") or configurable.get("inspector") or request.get("inspector")
-    return str(user or "the inspector")[:120]
-
-
-async def _close(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger, request: dict[str, Any]
-                 ) -> Answer:
-    order, closed = await ledger.orders.aclose(record["subject"], closed_by=_who(request), **_place(ledger))
+async def _close(state: dict[str, Any], record: dict[str, Any], ledger: ActionLedger) -> Answer:
+    closed_by = str(record["by"]["identity"] or "the inspector")
+    order, closed = await ledger.orders.aclose(record["subject"], closed_by=closed_by, **_place(ledger))
     await ledger.mirror(order, state.get("inspection_id"))
     record = {**record, "result": {"work_order": order["id"], "key": order["key"], "closed": closed,
                                    "status": order["status"], "closed_by": order["closed_by"]}}

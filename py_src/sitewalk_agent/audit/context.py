@@ -25,15 +25,20 @@ def _configurable(config: Any) -> dict[str, Any]:
     return dict((config or {}).get("configurable") or {})
 
 
+def _field(user: Any, name: str) -> Any:
+    """A field of the server's user: an object on both servers (langgraph dev, Aegra), a dict once stored."""
+    return user.get(name) if isinstance(user, dict) else getattr(user, name, None)
+
+
 def _auth_identity(config: Any) -> tuple[str | None, str | None]:
-    conf = _configurable(config)
-    user = conf.get("langgraph_auth_user")
-    identity = conf.get("langgraph_auth_user_id") or getattr(user, "identity", None)
-    if identity is None and isinstance(user, dict):
-        identity = user.get("identity")
-    display = getattr(user, "display_name", None) or (user.get("display_name") if isinstance(user, dict) else None)
+    """(identity, display name) of `langgraph_auth_user`, the user object both servers put there from
+    the auth handler's answer, over anything the request carried. Not `langgraph_auth_user_id` or
+    `user_id`: Aegra copies a run's configurable from the request, so those two can be forged."""
+    user = _configurable(config).get("langgraph_auth_user")
+    identity = _field(user, "identity") if user is not None else None
     if not isinstance(identity, str) or not identity or identity == ANONYMOUS:
         return None, None
+    display = _field(user, "display_name")
     return identity, str(display or identity)
 
 
