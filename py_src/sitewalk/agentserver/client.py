@@ -16,13 +16,13 @@ dicts the server sends, typed by `schema` (TypedDicts: nothing is copied or conv
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import quote
 
 from ._compat import default_transport
-from .errors import NotFound, StreamError, error_for_status
+from .errors import HTTPStatusError, NotFound, StreamError, Unauthorized, error_for_status
 from .schema import (
     Assistant,
     CancelAction,
@@ -68,18 +68,27 @@ def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Http:
+    """Every request of the client goes through here: the headers (the bearer token among them) are
+    read at each request, so a sign-in reaches every part of the app at once."""
+
     def __init__(self, base_url: str, transport: Transport, headers: dict[str, str] | None,
                  stall_seconds: float = STALL_SECONDS) -> None:
         self.base_url = base_url.rstrip("/")
         self.transport = transport
         self.headers = dict(headers or {})
         self.stall_seconds = stall_seconds
+        self.on_unauthorized: Callable[[Unauthorized], None] | None = None
+
+    def _refused(self, error: HTTPStatusError) -> HTTPStatusError:
+        if isinstance(error, Unauthorized) and self.on_unauthorized is not None:
+            self.on_unauthorized(error)
+        return error
 
     async def call(self, method: str, path: str, json: Any = None) -> Any:
         url = self.base_url + path
         status, body = await self.transport.request(method, url, json=json, headers=self.headers)
         if status >= 400:
-            raise error_for_status(status, body, method=method, url=url)
+            raise self._refused(error_for_status(status, body, method=method, url=url))
         return body
 
     async def sse(
@@ -92,9 +101,12 @@ class _Http:
         def limit() -> float:  # shorter once the server has shown that it heartbeats
             return self.stall_seconds if decoder.comments else self.stall_seconds * QUIET_FACTOR
 
-        async for text in until_stalled(chunks, limit, url):
-            for event in decoder.feed(text):
-                yield _part(event)
+        try:
+            async for text in until_stalled(chunks, limit, url):
+                for event in decoder.feed(text):
+                    yield _part(event)
+        except Unauthorized as exc:  # the transport raises the status before the first chunk
+            raise self._refused(exc) from None
         for event in decoder.close():
             yield _part(event)
 
@@ -284,6 +296,11 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> Run:
         return cast(Run, await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}"))
 
+    async def wait(self, thread_id: str | None, assistant_id: str, *, input: Any = None) -> Any:
+        """POST /threads/{id}/runs/wait, or /runs/wait (stateless) without a thread: the run's final values."""
+        path = f"/threads/{_p(thread_id)}/runs/wait" if thread_id else "/runs/wait"
+        return await self._http.call("POST", path, {"assistant_id": assistant_id, "input": input})
+
     async def list(self, thread_id: str, status: RunStatus | None = None, limit: int = 10) -> list[Run]:
         """GET /threads/{id}/runs, newest first; `status` e.g. "running" or "pending"."""
         query = f"?limit={int(limit)}" + (f"&status={_p(status)}" if status else "")
@@ -364,6 +381,22 @@ class AgentServerClient:
     @property
     def base_url(self) -> str:
         return self._http.base_url
+
+    def set_token(self, token: str | None) -> None:
+        """Send `Authorization: Bearer <token>` on every request from now on (None: send none)."""
+        if token:
+            self._http.headers["Authorization"] = f"Bearer {token}"
+        else:
+            self._http.headers.pop("Authorization", None)
+
+    @property
+    def on_unauthorized(self) -> Callable[[Unauthorized], None] | None:
+        """Called with the error whenever the server answers 401 (before the caller gets it raised)."""
+        return self._http.on_unauthorized
+
+    @on_unauthorized.setter
+    def on_unauthorized(self, callback: Callable[[Unauthorized], None] | None) -> None:
+        self._http.on_unauthorized = callback
 
     async def ok(self) -> bool:
         """GET /info: True when the server answers (raises ServerUnreachable when it does not).

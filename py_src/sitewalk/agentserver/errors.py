@@ -7,11 +7,13 @@ from typing import Any
 __all__ = [
     "AgentServerError",
     "Conflict",
+    "Forbidden",
     "HTTPStatusError",
     "NotFound",
     "ServerError",
     "ServerUnreachable",
     "StreamError",
+    "Unauthorized",
     "UnprocessableEntity",
     "error_for_status",
 ]
@@ -38,9 +40,18 @@ class HTTPStatusError(AgentServerError):
         self.body = body
         self.method = method
         self.url = url
-        detail = body.get("detail") if isinstance(body, dict) else body
+        # langgraph dev says {"detail"}, Aegra {"error", "message"}
+        detail = (body.get("detail") or body.get("message")) if isinstance(body, dict) else body
         where = f" {method} {url}".rstrip() if (method or url) else ""
         super().__init__(f"HTTP {status}{where}" + (f": {detail}" if detail not in (None, "") else ""))
+
+
+class Unauthorized(HTTPStatusError):
+    """401: the server has sign-in and the request carried no token it accepts (missing, wrong, expired)."""
+
+
+class Forbidden(HTTPStatusError):
+    """403: signed in, but this is not allowed (e.g. another inspector's store namespace)."""
 
 
 class NotFound(HTTPStatusError):
@@ -73,7 +84,8 @@ class StreamError(AgentServerError):
         super().__init__(f"run failed: {text}")
 
 
-_BY_STATUS: dict[int, type[HTTPStatusError]] = {404: NotFound, 409: Conflict, 422: UnprocessableEntity}
+_BY_STATUS: dict[int, type[HTTPStatusError]] = {401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict,
+                                                 422: UnprocessableEntity}
 
 
 def error_for_status(status: int, body: Any = None, *, method: str = "", url: str = "") -> HTTPStatusError:

@@ -1,0 +1,156 @@
+"""Signing in (sitewalk.signin) and the client's bearer token (agentserver.client), on a scripted transport.
+
+The real servers' side (the whoami graph, 401s, two inspectors) is tests/durable/test_auth.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from fake_agent_server import BASE_URL, OFFLINE, FakeTransport, sse
+
+from sitewalk.agentserver import AgentServerClient, Forbidden, NotFound, Unauthorized, error_for_status
+from sitewalk.signin import (
+    SETTING,
+    Identity,
+    SignIn,
+    SignInUnavailable,
+    TokenInvalid,
+    TokenRefused,
+    check_token,
+)
+
+TOKEN = "ana-token-0123456789abcdef"
+ANA = {"identity": "ana", "display_name": "Ana Ortiz", "authenticated": True}
+REFUSED = (401, {"detail": "sign in: Authorization: Bearer <token>"})
+KEY = SETTING + BASE_URL
+
+
+class Settings:
+    """localStorage's get/set/remove over a dict."""
+
+    def __init__(self, data: dict[str, str] | None = None) -> None:
+        self.data = dict(data or {})
+
+    def get(self, key: str) -> str | None:
+        return self.data.get(key)
+
+    def set(self, key: str, value: str) -> None:
+        self.data[key] = value
+
+    def remove(self, key: str) -> None:
+        self.data.pop(key, None)
+
+
+def signed(fake: FakeTransport, settings: Settings | None = None) -> tuple[AgentServerClient, SignIn, Settings]:
+    client = AgentServerClient(BASE_URL, transport=fake)
+    settings = settings or Settings()
+    return client, SignIn(client, settings), settings
+
+
+def test_statuses_401_and_403_are_typed():
+    assert isinstance(error_for_status(401, {"detail": "x"}), Unauthorized)
+    assert isinstance(error_for_status(403, None), Forbidden)
+    assert isinstance(error_for_status(404, None), NotFound)
+    # Aegra words its refusals {"error", "message"}: the message is what the error says
+    assert "sign in" in str(error_for_status(401, {"error": "unauthorized", "message": "sign in"}))
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "Enter your sign-in token"), ("   ", "Enter your sign-in token"),
+    ("two words-0123456789", "no spaces"), ("tökén-0123456789abcdef", "only letters"),
+    ("a" * 5000, "longer than"), ("abc=def", "only letters"),
+])
+def test_a_text_that_cannot_be_a_token_is_refused_before_anything_is_sent(text, why):
+    fake = FakeTransport()
+    _, signin, settings = signed(fake)
+    with pytest.raises(TokenInvalid, match=why):
+        asyncio.run(signin.sign_in(text))
+    assert fake.requests == [] and settings.data == {}
+
+
+def test_check_token_keeps_a_bearer_token_as_it_is():
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbmEifQ.c2lnbmF0dXJl-_=="
+    assert check_token(f"  {jwt}\n") == jwt
+
+
+def test_the_server_names_who_signed_in_and_every_request_carries_the_token():
+    fake = FakeTransport().on("POST", "/runs/wait", (200, ANA)).on("POST", "/threads/search", (200, []))
+    fake.on("POST", "/threads/t1/runs/stream", sse(("metadata", {"run_id": "r1"})))
+    client, signin, settings = signed(fake)
+
+    async def go() -> Identity:
+        identity = await signin.sign_in(f" {TOKEN} ")
+        await client.threads.search()
+        [part async for part in client.runs.stream("t1", "inspection", input={})]
+        return identity
+
+    assert asyncio.run(go()) == Identity("ana", "Ana Ortiz") == signin.identity
+    [asked] = fake.sent("POST", "/runs/wait")
+    assert asked.json == {"assistant_id": "whoami", "input": {}}  # the server says who: nothing is claimed
+    assert all(r.headers["Authorization"] == f"Bearer {TOKEN}" for r in fake.requests)
+    assert json.loads(settings.data[KEY]) == {"token": TOKEN, "identity": "ana", "display_name": "Ana Ortiz"}
+    assert signin.owner() == "ana"
+
+
+def test_a_refused_token_is_a_typed_error_and_is_not_kept():
+    fake = FakeTransport().on("POST", "/runs/wait", REFUSED).on("POST", "/threads/search", (200, []))
+    client, signin, settings = signed(fake)
+    seen: list[Unauthorized] = []
+    client.on_unauthorized = seen.append
+    with pytest.raises(TokenRefused, match="wrong, expired or revoked"):
+        asyncio.run(signin.sign_in(TOKEN))
+    assert len(seen) == 1 and isinstance(seen[0], Unauthorized)  # the app's form hears of every 401
+    assert settings.data == {} and signin.identity is None
+    asyncio.run(client.threads.search())
+    assert "Authorization" not in fake.requests[-1].headers  # forgotten: sent no more
+
+
+@pytest.mark.parametrize("answer, why", [
+    ((200, {"identity": "", "display_name": "", "authenticated": False}), "has no sign-in"),
+    ((404, {"detail": "assistant whoami not found"}), "Could not sign in"),
+    ((200, None), "did not say who you are"),
+    (OFFLINE, "Could not sign in"),
+])
+def test_a_server_that_cannot_say_who_keeps_nothing(answer, why):
+    fake = FakeTransport().on("POST", "/runs/wait", answer)
+    _, signin, settings = signed(fake)
+    with pytest.raises(SignInUnavailable, match=why):
+        asyncio.run(signin.sign_in(TOKEN))
+    assert settings.data == {} and signin.identity is None
+
+
+def test_a_401_on_a_stream_reaches_the_hook_too():
+    fake = FakeTransport().on("POST", "/threads/t1/runs/stream", error_for_status(*REFUSED))
+    client, _, _ = signed(fake)
+    seen: list[Unauthorized] = []
+    client.on_unauthorized = seen.append
+
+    async def go() -> None:
+        [part async for part in client.runs.stream("t1", "inspection", input={})]
+
+    with pytest.raises(Unauthorized):
+        asyncio.run(go())
+    assert len(seen) == 1
+
+
+def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it():
+    kept = json.dumps({"token": TOKEN, "identity": "ana", "display_name": "Ana Ortiz"})
+    fake = FakeTransport().on("POST", "/threads/search", (200, []))
+    client, signin, settings = signed(fake, Settings({KEY: kept, SETTING + "http://other.test": "x"}))
+    assert signin.restore() == Identity("ana", "Ana Ortiz")
+    asyncio.run(client.threads.search())
+    assert fake.requests[-1].headers["Authorization"] == f"Bearer {TOKEN}"
+    signin.forget()
+    assert KEY not in settings.data and signin.identity is None and signin.owner() is None
+    asyncio.run(client.threads.search())
+    assert "Authorization" not in fake.requests[-1].headers
+
+
+@pytest.mark.parametrize("kept", ["not json", json.dumps({"token": "has space", "identity": "a", "display_name": "A"}),
+                                  json.dumps({"identity": "ana"}), json.dumps(["x"])])
+def test_a_damaged_kept_sign_in_starts_signed_out(kept):
+    _, signin, settings = signed(FakeTransport(), Settings({KEY: kept}))
+    assert signin.restore() is None and KEY not in settings.data
