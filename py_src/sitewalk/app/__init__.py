@@ -10,19 +10,21 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import AgentServerError
+from ..agentserver.errors import AgentServerError, Forbidden, NotFound, Unauthorized
 from ..agentserver.stall import STALL_SECONDS
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.location import get_current_location
 from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
+from ..signin import SignIn
 from ..ui.render import render_template
 from .audit_view import AuditView
 from .composer import Composer
 from .device import RequestDialog
 from .inspections_view import InspectionsView, device_id
 from .sessions import Sessions
+from .signin_view import SignInView
 
 if TYPE_CHECKING:
     from ..inspections import Inspection
@@ -36,6 +38,8 @@ async def main(config: Any) -> None:
         config = config.to_py()
     server_url = str(config["agentServerUrl"]).rstrip("/")
     client = AgentServerClient(server_url, stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
+    signin = SignIn(client, storage.LocalStorageStore())
+    signin.restore()  # a token this device kept for this server goes with every request from now on
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
@@ -49,13 +53,29 @@ async def main(config: Any) -> None:
                              sessions.thread_id)
     listed.attach()
     Composer(sessions.current).attach()
-    AuditView(client, sessions.thread_id).attach()
+    AuditView(client, sessions.thread_id, owner=signin.owner).attach()
+    signin_view = SignInView(signin, on_signed_in=lambda: _signed_in(client, sessions, listed),
+                             on_signed_out=_signed_out)
+    signin_view.attach()
+    client.on_unauthorized = signin_view.required  # any 401, from any part of the app, asks for a sign-in
     tasks.on("sw-start", "click", lambda _event: _start(sessions, device, listed))
     tasks.on("sw-save-draft", "click", lambda _event: _save_draft(registry))
     dom.mark_ready()
     await listed.refresh()
     await _rejoin(client, sessions)
     await listed.refresh()  # the reopened inspection's status may have changed meanwhile
+
+
+async def _signed_in(client: AgentServerClient, sessions: Sessions, listed: InspectionsView) -> None:
+    """Carry on where the sign-in was asked for: the list, and the inspection that was open (unless one runs)."""
+    await listed.refresh()
+    if "session" not in _current:
+        await _rejoin(client, sessions)
+
+
+def _signed_out() -> None:
+    storage.LocalStorageStore().remove(THREAD_SETTING)  # the open inspection was the signed-out inspector's
+    dom.reload()
 
 
 def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
@@ -129,8 +149,13 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
         return False
     try:
         state = await client.threads.get_state(thread_id)
+    except (NotFound, Forbidden):  # gone (another server, deleted), or another inspector's: say so, once
+        storage.LocalStorageStore().remove(THREAD_SETTING)
+        dom.show_status(f"Inspection {inspection_id} (thread {thread_id}) cannot be opened: this agent server "
+                        "has no such thread, or it is not yours.", error=True)
+        return False
     except AgentServerError:
-        return False  # gone (another server, or deleted): nothing to carry on with
+        return False  # unreachable, or a sign-in is asked for: the sign-in carries on from here
     waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
     dom.element("sw-inspection-id").value = inspection_id
     dom.show_status(f"Inspection {inspection_id}: " + ("rejoined" if waiting else "reopened") + f" thread {thread_id}")
@@ -169,7 +194,11 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
     dom.element("sw-start").disabled = True
     cancel.hidden = False
     try:
-        await work
+        try:
+            await work
+        except Unauthorized:  # the sign-in form is up (the client's on_unauthorized); the page keeps everything
+            dom.show_status(f"Inspection {inspection_id}: sign in to carry on; nothing is lost.", error=True)
+            return
         if not session.cancelled:
             await session.show_reviews()  # what the thread waits on for review, read from the server
             await session.show_questions()  # and the questions it asks the inspector (the site walk)

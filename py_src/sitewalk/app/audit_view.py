@@ -1,7 +1,8 @@
 """The audit trail panel: the current inspection's records, whether the chain is whole, and a JSON export.
 
 "Show audit trail" reads the trail of the inspection on screen through the store API
-(`sitewalk.audit_trail`), lists it, and points "Export JSON" at the same records as a file.
+(`sitewalk.audit_trail`), lists it, and points "Export JSON" at the same records as a file. On a server
+with sign-in the trail lives under the signed-in inspector's identity (`owner`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ __all__ = ["AuditView"]
 
 
 class AuditView:
-    def __init__(self, client: AgentServerClient, current: Callable[[], str | None]) -> None:
+    def __init__(self, client: AgentServerClient, current: Callable[[], str | None],
+                 owner: Callable[[], str | None] = lambda: None) -> None:
         self.client = client
         self.current = current  # the thread of the inspection on screen
+        self.owner = owner  # the signed-in identity (None without sign-in)
 
     def attach(self) -> None:
         tasks.on("sw-audit-load", "click", self.show)
@@ -32,7 +35,7 @@ class AuditView:
             dom.set_html("sw-audit", render_template("audit_trail.j2", trail=None))
             return
         try:
-            trail = await read_audit_trail(self.client, thread_id)
+            trail = await read_audit_trail(self.client, thread_id, self.owner())
         except AgentServerError as exc:
             dom.show_status(f"Could not read the audit trail: {exc}", error=True)
             return

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError
+from ..agentserver.errors import AgentServerError, Unauthorized
 from ..bridge import dom, storage, tasks
 from ..inspections import Inspection, InspectionList
 from ..ui.render import render_template
@@ -53,6 +53,8 @@ class InspectionsView:
     async def more(self, _event: Any = None) -> None:
         try:
             await self.list.more()
+        except Unauthorized:
+            return  # the sign-in form asks (app.signin_view); the status line keeps what it says
         except AgentServerError as exc:
             dom.show_status(f"Could not list this device's inspections: {exc}", error=True)
             return

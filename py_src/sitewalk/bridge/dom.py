@@ -25,6 +25,7 @@ __all__ = [
     "mark_ready",
     "parent",
     "query",
+    "reload",
     "set_html",
     "shell",
     "show_app",
@@ -114,6 +115,11 @@ def mark_ready() -> None:
 def shell() -> Any:
     """The boot shell's helpers (web/boot.js): showError, hideError, onRetry, setProgress, showApp."""
     return js.window.sitewalkShell
+
+
+def reload() -> None:
+    """Load the page again (after a sign-out: nothing of the signed-out user stays in memory)."""
+    js.location.reload()
 
 
 def show_app() -> None:
