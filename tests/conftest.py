@@ -1,21 +1,15 @@
-"""Shared fixtures. `agent_server`: one real agent server for the session, on a free port.
+"""Shared fixtures. `agent_server`: one real agent server for the session, on a free port;
+`auth_server`: another, with sign-in (a token file), started when a test asks for it.
 
-SITEWALK_SERVER picks which: `inmem` (default) is `langgraph dev`, started by build.py's
-`start_agent_server` (the one way the project starts it); `aegra` is the durable server (Aegra on
-Postgres, sitewalk_build.durable) in a cluster of its own under .durable/test-runs/, removed afterwards.
-Set SITEWALK_AGENT_URL to use a server that is already running instead.
+SITEWALK_SERVER picks which kind: `inmem` (default) is `langgraph dev`, `aegra` the durable server
+(see `agent_servers.serve_agent`). Set SITEWALK_AGENT_URL to use a server that is already running
+instead of `agent_server`.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -25,7 +19,7 @@ for path in (ROOT / "py_src", ROOT):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-SERVER_START_SECONDS: dict[str, float] = {}
+from agent_servers import SERVER_START_SECONDS, serve_agent, server_kind  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -47,89 +41,17 @@ def agent_server(workorders_db):
     if external:
         yield external.rstrip("/")
         return
-    if server_kind() == "aegra":
-        yield from _durable_agent_server()
-        return
-    try:
-        from build import start_agent_server
-    except ImportError:  # build.py not in this checkout: the same command, started here
-        start_agent_server = _start_agent_server
-
-    started = time.monotonic()
-    server = start_agent_server()
-    SERVER_START_SECONDS["agent_server"] = time.monotonic() - started
-    try:
-        yield server.url
-    finally:
-        server.stop()
+    yield from serve_agent(server_kind(), "agent_server")
 
 
-def server_kind() -> str:
-    """Which agent server the session's `agent_server` is: SITEWALK_SERVER=inmem|aegra."""
-    kind = os.environ.get("SITEWALK_SERVER", "inmem")
-    if kind not in ("inmem", "aegra"):
-        raise pytest.UsageError(f"SITEWALK_SERVER={kind!r}: expected inmem or aegra")
-    return kind
+@pytest.fixture(scope="session")
+def auth_server(workorders_db, tmp_path_factory):
+    """Base URL of a second agent server of the session's kind, WITH sign-in: the token file of
+    `signin_helpers.INSPECTORS` (Ana and Ben) in SITEWALK_TOKENS."""
+    from signin_helpers import write_token_file
 
-
-def _durable_agent_server():
-    """Aegra on a Postgres cluster of its own; a missing prerequisite skips (fails with SITEWALK_REQUIRE_DURABLE=1)."""
-    from sitewalk_build.durable import DURABLE, DurableError, start_durable
-
-    home = DURABLE / "test-runs" / f"agent-server-{os.getpid()}"
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    try:
-        stack = start_durable(1, home=home)
-    except DurableError as exc:
-        if os.environ.get("SITEWALK_REQUIRE_DURABLE") == "1":
-            raise
-        pytest.skip(f"durable server (SITEWALK_SERVER=aegra) cannot start: {exc}")
-    SERVER_START_SECONDS["agent_server (aegra)"] = time.monotonic() - started
-    try:
-        yield stack.url
-    finally:
-        stack.stop()
-        shutil.rmtree(home, ignore_errors=True)
-
-
-class _Server:
-    def __init__(self, process, url):
-        self.process, self.url = process, url
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-
-
-def _start_agent_server(port=None, timeout=120.0):
-    """Fallback only; build.py's start_agent_server is the project's one way to start the server."""
-    if port is None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-    exe = Path(sys.executable).with_name("langgraph")
-    cmd = [str(exe) if exe.exists() else "langgraph", "dev", "--no-browser", "--no-reload",
-           "--host", "127.0.0.1", "--port", str(port), "--config", "langgraph.json"]
-    env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-           "LANGGRAPH_NO_VERSION_CHECK": "true"}
-    process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    server = _Server(process, f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with urllib.request.urlopen(server.url + "/ok", timeout=2):
-                return server
-        except OSError:
-            time.sleep(0.25)
-    server.stop()
-    raise RuntimeError(f"agent server did not start (exit code {process.poll()})")
+    token_file = write_token_file(tmp_path_factory.mktemp("auth"))
+    yield from serve_agent(server_kind(), "auth_server", env={"SITEWALK_TOKENS": str(token_file)})
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -8,50 +8,34 @@ The same handler runs on `langgraph dev` (headers as bytes) and on Aegra (header
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from durable_helpers import ASSISTANT, draft_answer, start_message, start_test_stack, stop_test_stack
+from agent_servers import serve_agent
+from durable_helpers import ASSISTANT, draft_answer, start_message
+from signin_helpers import ANA as ANA_INSPECTOR
+from signin_helpers import BEN as BEN_INSPECTOR
+from signin_helpers import write_token_file
 
 from sitewalk.contracts.audit import audit_namespace
 
-TOKENS = {
-    "ana-token-0123456789abcdef": {"identity": "ana", "display_name": "Ana Ortiz"},
-    "ben-token-0123456789abcdef": {"identity": "ben", "display_name": "Ben Okafor"},
-}
-ANA = {"Authorization": "Bearer ana-token-0123456789abcdef"}
-BEN = {"Authorization": "Bearer ben-token-0123456789abcdef"}
+ANA = ANA_INSPECTOR.headers
+BEN = BEN_INSPECTOR.headers
 DENIED = (403, 404)
 
 
 @pytest.fixture(scope="module")
 def token_file(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("auth") / "tokens.json"
-    path.write_text(json.dumps(TOKENS))
-    path.chmod(0o644)  # Aegra's servers read it as the user that runs them
-    return str(path)
+    return str(write_token_file(tmp_path_factory.mktemp("auth")))
 
 
-@pytest.fixture(scope="module", params=["langgraph-dev", "aegra"])
+@pytest.fixture(scope="module", params=["inmem", "aegra"])
 def server_url(request, token_file) -> Iterator[str]:
-    env = {"SITEWALK_TOKENS": token_file}
-    if request.param == "aegra":
-        stack = start_test_stack("auth", extra_env=env)
-        try:
-            yield stack.url
-        finally:
-            stop_test_stack(stack)
-        return
-    from build import start_agent_server
-
-    server = start_agent_server(env=env)
-    try:
-        yield server.url
-    finally:
-        server.stop()
+    yield from serve_agent(request.param, "auth", env={"SITEWALK_TOKENS": token_file})
 
 
 def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
@@ -101,7 +85,7 @@ def http(server_url) -> Iterator[httpx.Client]:
 def test_sign_in_is_required(http):
     assert http.post("/threads/search", json={}).status_code == 401
     assert http.post("/threads", json={}, headers={"Authorization": "Bearer not-a-token-of-anyone"}).status_code == 401
-    no_scheme = {"Authorization": "ana-token-0123456789abcdef"}
+    no_scheme = {"Authorization": ANA_INSPECTOR.token}
     assert http.post("/threads/search", json={}, headers=no_scheme).status_code == 401
     assert http.post("/threads/search", json={}, headers=ANA).status_code == 200
 
@@ -177,3 +161,51 @@ def test_assistants_can_be_read_not_changed(http):
     assert found.status_code == 200 and found.json()[0]["graph_id"] == ASSISTANT
     made = http.post("/assistants", json={"graph_id": ASSISTANT, "name": "mine"}, headers=BEN)
     assert made.status_code == 403
+
+
+def test_the_app_signs_in_as_the_identity_the_server_names(server_url):
+    """The app's SignIn (sitewalk.signin) on the real server: a wrong token is refused with a typed error and
+    kept nowhere; Ana's token is answered with her identity by the whoami graph, then sent on every request."""
+    from sitewalk.agentserver import AgentServerClient, Unauthorized
+    from sitewalk.signin import Identity, SignIn, TokenRefused
+
+    class Settings(dict):
+        def set(self, key: str, value: str) -> None:
+            self[key] = value
+
+        def remove(self, key: str) -> None:
+            self.pop(key, None)
+
+    async def go() -> None:
+        settings = Settings()
+        async with AgentServerClient(server_url) as client:
+            refusals: list[Unauthorized] = []
+            client.on_unauthorized = refusals.append
+            signin = SignIn(client, settings)
+            with pytest.raises(TokenRefused):
+                await signin.sign_in("not-the-token-of-anyone-0123")
+            assert refusals and not settings
+            with pytest.raises(Unauthorized):
+                await client.threads.search()
+            assert await signin.sign_in(ANA_INSPECTOR.token) == Identity("ana", "Ana Ortiz")
+            thread = await client.threads.create(metadata={"inspection_id": "inspection-7"})
+            assert thread["metadata"]["owner"] == "ana"
+            assert thread["thread_id"] in [t["thread_id"] for t in await client.threads.search(limit=100)]
+        async with AgentServerClient(server_url) as reloaded:  # the next page load on this device
+            again = SignIn(reloaded, settings)
+            assert again.restore() == Identity("ana", "Ana Ortiz")
+            assert (await reloaded.threads.get(thread["thread_id"]))["metadata"]["owner"] == "ana"
+
+    asyncio.run(go())
+
+
+def test_an_identity_written_into_a_run_is_not_taken(http):
+    """A run's configurable is copied from the request on Aegra: the ids a client writes there are not the
+    identity (only the server's `langgraph_auth_user` is)."""
+    forged = {"configurable": {"langgraph_auth_user_id": "ana", "user_id": "ana", "user_display_name": "Ana",
+                               "inspector": "Ana Ortiz"}}
+    answer = http.post("/runs/wait", json={"assistant_id": "whoami", "input": {}, "config": forged}, headers=BEN)
+    if answer.status_code == 200:
+        assert answer.json() == {"identity": "ben", "display_name": "Ben Okafor", "authenticated": True}
+    else:  # langgraph dev refuses reserved configurable keys outright
+        assert answer.status_code in (400, 403, 422), answer.text

@@ -10,6 +10,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -137,6 +138,14 @@ class AppPage:
     def tool_call(self, tool: str):
         return self.page.locator(f"#sw-tool-calls li[data-tool='{tool}']")
 
+    def sign_in(self, token: str, identity: str | None = None) -> None:
+        """Enter a token in the sign-in form (up once the server answered 401); with `identity`, wait
+        until the server has named who signed in."""
+        self.page.fill("#sw-token", token)
+        self.page.click("#sw-signin-submit")
+        if identity is not None:
+            self.page.wait_for_selector(f"#sw-signed-in[data-identity='{identity}']")
+
 
 def _idb_js(body: str) -> str:
     """A page function `(arg) => body` where `idb(mode, fn)` runs one request in its own transaction."""
@@ -160,6 +169,32 @@ def _idb_js(body: str) -> str:
 @pytest.fixture
 def app(page, site, agent_server, watch, request):
     return AppPage(page, site.url, agent_server, watch, request.node.name)
+
+
+@pytest.fixture
+def auth_app(page, site, auth_server, watch, request):
+    """The app on the agent server WITH sign-in (`auth_server`: Ana's and Ben's tokens)."""
+    app = AppPage(page, site.url, auth_server, watch, request.node.name)
+    app.expect_console_error(r"status of 401")  # Chromium logs every refused request; the form answers them
+    return app
+
+
+@pytest.fixture
+def another_device(browser, site, request):
+    """Factory: the app in a browser context of its own (another inspector's phone), watched like the
+    test's own page; its context is closed and checked when the test ends."""
+    opened: list[tuple[Any, BrowserWatch]] = []
+
+    def make(server_url: str) -> AppPage:
+        context = browser.new_context()
+        device_watch = BrowserWatch(context)
+        opened.append((context, device_watch))
+        return AppPage(context.new_page(), site.url, server_url, device_watch, f"{request.node.name}-other")
+
+    yield make
+    for context, device_watch in opened:
+        context.close()
+        device_watch.check()
 
 
 @pytest.fixture
