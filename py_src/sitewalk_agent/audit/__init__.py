@@ -1,8 +1,8 @@
 """The audit chain: a tamper-evident record of every tool call, review decision and UI action of a thread.
 
 Records live in the Agent Server's Store under `("sitewalk", "audit", <thread_id>)` (prefixed by the
-owner's identity when the server has auth), keyed `<seq:08d>-<hash12>`, each carrying the hash of
-the previous record (the chain is `sitewalk.contracts.audit`, shared with the browser).
+owner's `("users", <identity>)` when the server has auth), keyed `<seq:08d>-<hash12>`, each carrying
+the hash of the previous record (the chain is `sitewalk.contracts.audit`, shared with the browser).
 `AuditMiddleware` records tool calls; `record_ui_action` and `record_review_decision` are called
 where those are decided. `python -m sitewalk_agent.audit
 verify THREAD_ID --server URL` checks a trail through the store API (`cli`).
