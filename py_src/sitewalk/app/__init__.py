@@ -47,7 +47,8 @@ async def main(config: Any) -> None:
     dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL.
-    sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"))
+    sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
+                        owner=signin.owner)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)

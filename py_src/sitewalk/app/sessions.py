@@ -31,10 +31,11 @@ __all__ = ["Sessions"]
 
 class Sessions:
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, drafts: AsyncKeyValueStore,
-                 assistant_id: str) -> None:
+                 assistant_id: str, owner: Callable[[], str | None] = lambda: None) -> None:
         self._client = client
         self._registry = registry
         self._assistant_id = assistant_id
+        self._owner = owner  # the signed-in identity: where the server files this inspector's store items
         self._answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
         self._audit = AuditLog(drafts)  # what left the device, per delivered answer
         self._mismatches: list[ContractMismatch] = []
@@ -66,7 +67,7 @@ class Sessions:
         hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
                       on_messages=show_waiting_messages, review_cards=self._review_cards,
-                      question_cards=self._question_cards, stuck_panel=self._stuck_panel)
+                      question_cards=self._question_cards, stuck_panel=self._stuck_panel, owner=self._owner)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest

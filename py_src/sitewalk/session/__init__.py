@@ -174,6 +174,7 @@ class InspectionSession:
 
     def _on(self, thread_id: str) -> ThreadParts:
         if self.parts is None or self.parts.thread.id != thread_id:
-            self.parts = ThreadParts.build(self.client, Thread(thread_id, self.assistant_id), self.registry,
-                                           self.view, self.screen, self.cancellation, self.hooks)
+            thread = Thread(thread_id, self.assistant_id, owner=self.hooks.owner())
+            self.parts = ThreadParts.build(self.client, thread, self.registry, self.view, self.screen,
+                                           self.cancellation, self.hooks)
         return self.parts

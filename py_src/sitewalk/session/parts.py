@@ -43,6 +43,7 @@ class Hooks:
     question_cards: QuestionCards | None = None  # where the agent's questions (the site walk) are shown
     stuck_panel: StuckPanel | None = None  # where a run that makes no progress is shown, with its choices
     stuck_policy: StuckPolicy = StuckPolicy()  # how long silence may last before a run is called stuck
+    owner: Callable[[], str | None] = lambda: None  # the signed-in identity (None: the server has no sign-in)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ class Thread:
 
     id: str
     assistant_id: str = ASSISTANT_ID
+    owner: str | None = None
+    """The signed-in identity the server files the thread's store items under (None without sign-in)."""
 
 
 async def backoff(attempt: int) -> None:

@@ -67,14 +67,15 @@ class TimeTravel:
 
     async def _work_order(self, key: str) -> dict[str, Any] | None:
         """The ticket system's record of a work order, as the agent mirrors it into the Store."""
-        item = await self.client.store.get_item(work_orders_namespace(), key)
+        namespace = work_orders_namespace(self.thread.owner)
+        item = await self.client.store.get_item(namespace, key)
         value = (item or {}).get("value")
         if isinstance(value, dict):
             return dict(value)
         # "new" only when the mirror is there to be read: a store API that shows none of it (another
         # namespace layout, another owner) is not the same as the ticket system having no order
-        if not await self.client.store.search_items(work_orders_namespace(), limit=1):
-            raise RecordsUnreadable(f"no work-order records readable under {'/'.join(work_orders_namespace())}")
+        if not await self.client.store.search_items(namespace, limit=1):
+            raise RecordsUnreadable(f"no work-order records readable under {'/'.join(namespace)}")
         return None
 
     async def replay(self, checkpoint_id: str) -> str:
