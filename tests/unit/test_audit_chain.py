@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
+import threading
+import time
+from contextlib import asynccontextmanager
 
 import pytest
 from langgraph.store.memory import InMemoryStore
 
 from sitewalk.contracts.audit import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
 from sitewalk.contracts.store import namespace_owner
+from sitewalk_agent.audit import store_lock as store_lock_module
+from sitewalk_agent.audit import trail as trail_module
+from sitewalk_agent.audit.store_lock import LEASE_SECONDS, AuditLockTimeout, lock_namespace
 from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
 
 
@@ -119,3 +126,94 @@ def test_the_namespace_is_under_users_and_its_owner_the_layout_aegras_store_api_
     assert audit_namespace("t1", "ana") == ("users", "ana", "sitewalk", "audit", "t1")
     assert namespace_owner(audit_namespace("t1", "ana")) == "ana"
     assert namespace_owner(("ana", "sitewalk")) is None and namespace_owner(("users",)) is None
+
+
+class SharedStore(InMemoryStore):
+    """One store used by two "servers" (two threads, each with its own event loop): every call is atomic
+    (a threading lock, as a database statement is) and gives the other writer time to run in between."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._atomic = threading.Lock()
+
+    async def _io(self, call):
+        await asyncio.sleep(random.uniform(0, 0.002))
+        with self._atomic:
+            return call()
+
+    async def aget(self, *args, **kwargs):
+        return await self._io(lambda: self.get(*args, **kwargs))
+
+    async def aput(self, *args, **kwargs):
+        return await self._io(lambda: self.put(*args, **kwargs))
+
+    async def asearch(self, *args, **kwargs):
+        return await self._io(lambda: self.search(*args, **kwargs))
+
+    async def adelete(self, *args, **kwargs):
+        return await self._io(lambda: self.delete(*args, **kwargs))
+
+
+def _two_servers_append(store: InMemoryStore, each: int) -> None:
+    """Two appenders on one thread's chain that share nothing but the store (not the in-process lock)."""
+    def server(name: str) -> None:
+        async def go():
+            trail = AuditTrail(store, "thread-2")
+            for i in range(each):
+                await trail.append({"kind": "tool_call", "tool_name": f"{name}{i}"})
+        asyncio.run(go())
+
+    workers = [threading.Thread(target=server, args=(name,)) for name in ("a", "b")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+
+
+def test_two_servers_appending_on_one_store_make_one_chain():
+    store = SharedStore()
+    _two_servers_append(store, 15)
+    items = [(i.key, i.value) for i in store.search(audit_namespace("thread-2"), limit=100)]
+    assert verify_chain(items) is None and len(items) == 31
+    names = sorted(value["tool_name"] for key, value in items if key != HEAD_KEY)
+    assert names == sorted(f"{n}{i}" for n in "ab" for i in range(15))
+    assert store.search(lock_namespace(audit_namespace("thread-2"))) == []  # every claim released
+
+
+def test_without_the_store_lock_two_servers_fork_the_chain(monkeypatch):
+    @asynccontextmanager
+    async def no_lock(store, namespace):
+        yield
+
+    monkeypatch.setattr(trail_module, "store_lock", no_lock)
+    store = SharedStore()
+    _two_servers_append(store, 15)
+    items = [(i.key, i.value) for i in store.search(audit_namespace("thread-2"), limit=100)]
+    problem = verify_chain(items)
+    assert problem is not None  # the test above can fail: the store lock is what keeps the chain whole
+
+
+def test_a_claim_left_by_a_dead_writer_expires_after_its_lease():
+    store = InMemoryStore()
+    namespace = audit_namespace("thread-3")
+    store.put(lock_namespace(namespace), "dead-writer", {"at": time.time() - LEASE_SECONDS - 1})
+
+    async def go():
+        return await AuditTrail(store, "thread-3").append({"kind": "tool_call"})
+
+    assert asyncio.run(go())["seq"] == 1
+    assert store.search(lock_namespace(namespace)) == []
+
+
+def test_a_live_claim_held_for_every_attempt_fails_the_append_with_a_typed_error(monkeypatch):
+    monkeypatch.setattr(store_lock_module, "MAX_ATTEMPTS", 3)
+    store = InMemoryStore()
+    namespace = audit_namespace("thread-4")
+    store.put(lock_namespace(namespace), "other-writer", {"at": time.time() + 60})
+
+    async def go():
+        await AuditTrail(store, "thread-4").append({"kind": "tool_call"})
+
+    with pytest.raises(AuditLockTimeout):
+        asyncio.run(go())
+    assert [i.key for i in store.search(namespace)] == []  # nothing written

@@ -4,12 +4,14 @@ Namespace: `("users", <identity>, "sitewalk", "audit", <thread_id>)`, `anonymous
 (`sitewalk.contracts.store`: where both servers' store APIs let the thread's owner read it). Keys:
 `<seq:08d>-<hash12>` (see `sitewalk.contracts.audit`), plus `head` = {seq, hash, key} of the last record.
 
-Parallel tool calls of one AI message run at once, so appends to one thread are serialized by an
-asyncio lock per (event loop, thread) in this process: read the head, seal, write the record, move
-the head. That is enough for one server process (`langgraph dev`). Several servers on one store
-(Aegra with workers, LangGraph Platform) need the serialization in the store instead — a
-compare-and-set on the head (e.g. a Postgres row lock / `SELECT ... FOR UPDATE` on the head key, or
-an advisory lock per thread). Without it two servers could both take the same number; the key
+Appends are compare-and-set safe across processes. Parallel tool calls of one AI message run at
+once in one process: an asyncio lock per (event loop, thread) serializes them cheaply. Several
+servers on one store (Aegra with `--workers 2`, LangGraph Platform) cannot share that lock, and the
+Store API has no compare-and-set on either server (a put overwrites). So the whole read-head /
+seal / write-record / move-head step also runs under a lock kept IN the store
+(`sitewalk_agent.audit.store_lock`: announce a claim, look for other claims, withdraw and retry
+on conflict; claims live in `(..., "sitewalk", "audit_locks", <thread_id>)`, outside the trail).
+Two writers therefore never seal on the same head. Should one stall past the lock's lease, the key
 scheme keeps both records and `verify` reports the fork instead of losing one silently.
 """
 
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sitewalk.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespace, seal
+from sitewalk_agent.audit.store_lock import store_lock
 
 __all__ = ["NAMESPACE", "AuditTrail", "audit_namespace"]
 
@@ -46,7 +49,7 @@ class AuditTrail:
 
     async def append(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Seal `fields` as the next record of the thread and store it; the stored record (with seq, hashes)."""
-        async with _lock_for(self._thread_id):
+        async with _lock_for(self._thread_id), store_lock(self._store, self.namespace):
             head = await self._store.aget(self.namespace, HEAD_KEY)
             seq = int(head.value["seq"]) + 1 if head is not None else 1
             prev = str(head.value["hash"]) if head is not None else GENESIS
