@@ -132,6 +132,14 @@ def unwrap_press(resume: Any) -> Any:
 Answer = tuple[dict[str, Any], str]
 
 
+def _asked(request: Any) -> dict[str, Any]:
+    """What a press asked, as kept in the state: strings of at most MAX_KEY characters (a forged press
+    may send anything), None for any other type."""
+    press = request if isinstance(request, dict) else {}
+    return {k: press[k][:MAX_KEY] if isinstance(press.get(k), str) else None
+            for k in ("action", "element_id", "idempotency_key")}
+
+
 async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger) -> Answer:
     """Authorize a press against the state, perform it once; the state update and what the agent says.
 
@@ -139,7 +147,7 @@ async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger
     """
     ui_spec = state.get("ui_spec") or {}
     reason = authorize(ui_spec, request)
-    base = {k: request.get(k) for k in ("action", "element_id", "idempotency_key")} if isinstance(request, dict) else {}
+    base = _asked(request)
     if reason:
         return {"ui_action_result": {**base, "status": "refused", "reason": reason}}, ""
     button = expected_actions(ui_spec)[request["element_id"]]

@@ -8,7 +8,7 @@ Every record has the same fields (None where a field does not apply), so the tra
     tool_name         the tool (or, for a UI action, the action asked for)
     args_revision     the revision of the arguments (1 = as the model wrote them; a reviewer's edit adds one)
     args_hash         sha256 of the arguments in canonical JSON
-    review_status     approved | edited | rejected | review_not_required | ...
+    review_status     approved | edited | rejected | review_not_required | refused (a UI action) | ...
     reviewer          {identity, display_name, authenticated}
     time              ISO 8601 UTC
     outcome           succeeded | failed:<code> | done | replayed | refused | ...
@@ -28,12 +28,15 @@ from sitewalk.contracts.audit import args_hash
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
 
-__all__ = ["FIELDS", "append", "record_review_decision", "record_tool_call", "record_ui_action", "tool_outcome"]
+__all__ = ["FIELDS", "MAX_FIELD", "append", "record_review_decision", "record_tool_call", "record_ui_action",
+           "tool_outcome"]
 
 FIELDS = ("kind", "task_id", "thread_id", "run_id", "checkpoint_id", "interrupt_id", "tool_call_id", "tool_name",
           "args_revision", "args_hash", "review_status", "reviewer", "time", "outcome", "detail",
           "ui_spec_identity", "idempotency_key")
 MAX_DETAIL = 300
+MAX_FIELD = 200  # what a press may put in a record (a forged one may send megabytes)
+IDENTITY_KEYS = ("message_id", "tool_call_id", "revision")
 
 
 async def append(store: Any, config: Any, state: Any, **fields: Any) -> dict[str, Any] | None:
@@ -110,15 +113,36 @@ async def record_review_decision(store: Any, config: Any, state: Any, *, interru
                         reviewer=actor(config, state, reviewer_name), outcome=outcome, detail=reason)
 
 
+def _clip(value: Any) -> str | None:
+    """A press's field as stored: a string of at most MAX_FIELD characters, or None for anything else."""
+    return value[:MAX_FIELD] if isinstance(value, str) else None
+
+
+def _identity(value: Any) -> dict[str, Any] | None:
+    """The screen identity a press names, reduced to its known keys, each clipped."""
+    if not isinstance(value, dict):
+        return None
+    return {k: v if isinstance(v, int) and not isinstance(v, bool) else _clip(v)
+            for k, v in value.items() if k in IDENTITY_KEYS}
+
+
 async def record_ui_action(store: Any, config: Any, state: Any, request: Any, answer: dict[str, Any]
                            ) -> dict[str, Any] | None:
-    """A ConfirmButton press as the server answered it (`answer`: the ui_action_result, done/replayed/refused)."""
+    """A ConfirmButton press as the server answered it (`answer`: the ui_action_result, done/replayed/refused).
+
+    A refused press (a forged one: another screen's identity, an element that is not a ConfirmButton,
+    no key) is recorded like any other, `review_status` "refused" and the reason in `detail`; what it
+    asked is clipped (`MAX_FIELD`) and its identity reduced to the known keys, and `args_hash` covers
+    the clipped request."""
     press = request if isinstance(request, dict) else {}
-    asked = {k: press.get(k) for k in ("action", "element_id", "identity")}
+    identity = _identity(press.get("identity"))
+    asked = {"action": _clip(press.get("action")), "element_id": _clip(press.get("element_id")), "identity": identity}
     result: dict[str, Any] = answer["result"] if isinstance(answer.get("result"), dict) else {}
     detail = answer.get("reason") or result.get("work_order")
-    return await append(store, config, state, kind="ui_action", tool_name=press.get("action"),
-                        args_hash=args_hash(asked), reviewer=actor(config, state, press.get("inspector")),
-                        interrupt_id=interrupt_id_for(config), outcome=answer.get("status"),
-                        detail=str(detail) if detail else None, idempotency_key=press.get("idempotency_key"),
-                        ui_spec_identity=press.get("identity") if isinstance(press.get("identity"), dict) else None)
+    status = answer.get("status")
+    return await append(store, config, state, kind="ui_action", tool_name=asked["action"],
+                        args_hash=args_hash(asked), reviewer=actor(config, state, _clip(press.get("inspector"))),
+                        review_status="refused" if status == "refused" else None,
+                        interrupt_id=interrupt_id_for(config), outcome=status,
+                        detail=str(detail) if detail else None, idempotency_key=_clip(press.get("idempotency_key")),
+                        ui_spec_identity=identity)
