@@ -1,18 +1,19 @@
 """Field actions: the server-side business tools an inspector must review before they run.
 
 `create_work_order`, `notify_site_manager`, `archive_photos` and `delete_photos` run on the agent
-server (they are not headless) and are gated by per-call review (`sitewalk_agent.review`). Their
-real effect is recorded in the Agent Server's store, which stands in for the external systems:
+server (they are not headless) and are gated by per-call review (`sitewalk_agent.review`).
 
-- work orders: namespace `("sitewalk", "field", "work_orders")`, key = the idempotency key
-  `work-order:<inspection_id>:<subject slug>`. A second call with the same key (a replay, a retry
-  after `outcome_unknown`) gets the recorded order back (`replayed: true`), never a second one.
-  Seam: `sitewalk_agent.workorders` (the SQLite ticket system with a UNIQUE key, used by the
-  ConfirmButton's action) is not called yet; `create_work_order`'s `_record_once` is the one place
-  to switch to `WorkOrders().acreate(key, ...)`.
-- notifications: `("sitewalk", "field", "notifications")`, key `notify:<inspection_id>:<sha of text>`.
-- photo archive: `("sitewalk", "field", "photo_archive")`, key `<inspection_id>:<photo_id>`.
-- deletions: `("sitewalk", "field", "photo_deletions")`, same key.
+- work orders: the real ticket system, `sitewalk_agent.workorders` (SQLite, `SITEWALK_WORKORDERS_DB`,
+  a UNIQUE business key), the same one the ConfirmButton's action files into. The key is
+  `reviewed_order_key`: the inspection and the subject's words. A second call with the same key (a
+  replay or a fork that reaches the same reviewed call, a retry) gets the ORIGINAL order back
+  (`created: false`, `replayed: true`), and the database holds one row. The call waits at most
+  `SITEWALK_WORKORDERS_TIMEOUT_MS`; past that its outcome is unknown and it is reconciled by key
+  before any retry (`sitewalk_agent.outcomes`).
+- The other systems are stood in for by the Agent Server's store:
+  notifications `("sitewalk", "field", "notifications")`, key `notify:<inspection_id>:<sha of text>`;
+  photo archive `("sitewalk", "field", "photo_archive")`, key `<inspection_id>:<photo_id>`;
+  deletions `("sitewalk", "field", "photo_deletions")`, same key.
 
 The order rule "archive before delete" lives HERE, in `delete_photos`: it reads the archive's own
 records (the business state, not an approval) and refuses, with a typed `invalid_args` failure whose
@@ -24,18 +25,34 @@ Each tool answers with Sitewalk's typed envelope (`ToolSuccess` / `ToolFailure`)
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import re
+import json
+import sqlite3
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.tools import ToolRuntime
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from sitewalk.contracts.envelope import ErrorCode, ToolSuccess
+from sitewalk.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
 from sitewalk_agent.headless import failure, tool_message
+from sitewalk_agent.outcomes import (
+    OutcomeState,
+    order_timeout_s,
+    outcomes_note,
+    reconcile,
+    settled,
+    unknown_entry,
+    unresolved,
+)
+from sitewalk_agent.workorders import WorkOrderError, WorkOrders, reviewed_order_key, reviewed_substance
 
 __all__ = ["FIELD_TOOLS", "ORDER_RULE", "FieldActionsMiddleware", "field_tools", "work_order_key"]
 
@@ -59,13 +76,9 @@ class PhotosArgs(BaseModel):
     photo_ids: list[str] = Field(min_length=1, max_length=50, description="The photos concerned.")
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "order"
-
-
 def work_order_key(inspection_id: str, subject: str) -> str:
-    """The idempotency key of a work order: one order per inspection and subject."""
-    return f"work-order:{inspection_id}:{_slug(subject)}"
+    """The idempotency key of a reviewed work order: one order per inspection and subject."""
+    return reviewed_order_key(reviewed_substance(inspection_id, subject))
 
 
 def _call(runtime: ToolRuntime, name: str) -> dict[str, Any]:
@@ -82,7 +95,7 @@ def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any)
 
 
 def _no_store(call: dict[str, Any]) -> ToolMessage:
-    return _refused(call, ErrorCode.unavailable, "the work-order store is not available; nothing was done")
+    return _refused(call, ErrorCode.unavailable, "the store is not available; nothing was done")
 
 
 async def _record_once(store: Any, kind: str, key: str, value: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -95,18 +108,58 @@ async def _record_once(store: Any, kind: str, key: str, value: dict[str, Any]) -
     return value, False
 
 
+def _place(config: Any) -> dict[str, str | None]:
+    """The thread, and the checkpoint the call runs from, for the order's row."""
+    configurable = (config or {}).get("configurable") or {}
+    checkpoint = (configurable.get("checkpoint_map") or {}).get("") or configurable.get("checkpoint_id")
+    return {"thread_id": configurable.get("thread_id"), "checkpoint_id": checkpoint}
+
+
+def _order_result(order: dict[str, Any], created: bool, inspection_id: str) -> dict[str, Any]:
+    return {"work_order": order["id"], "key": order["key"], "created": created, "replayed": not created,
+            "status": order["status"], "subject": order["subject"], "priority": order.get("priority"),
+            "inspection_id": inspection_id}
+
+
+async def _file(orders: WorkOrders, args: WorkOrderArgs, runtime: ToolRuntime,
+                unknown: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+    """Reconcile by key first when an earlier call of this key has an unknown outcome, else file."""
+    substance = reviewed_substance(args.inspection_id, args.subject)
+    key = reviewed_order_key(substance)
+    if unknown:
+        found = await orders.aget(key)
+        if found is not None:
+            return found, False
+    return await orders.acreate(key, subject=args.subject, priority=args.priority,
+                                substance=json.dumps(substance, sort_keys=True, ensure_ascii=False),
+                                **_place(runtime.config))
+
+
 @tool(args_schema=WorkOrderArgs)
 async def create_work_order(inspection_id: str, subject: str, runtime: ToolRuntime,
-                            priority: str = "normal") -> ToolMessage:
+                            priority: str = "normal") -> ToolMessage | Command[Any]:
     """Raise a repair work order for an inspection. Reviewed by the inspector before it runs."""
     call = _call(runtime, "create_work_order")
-    if runtime.store is None:
-        return _no_store(call)
     key = work_order_key(inspection_id, subject)
-    record = {"idempotency_key": key, "inspection_id": inspection_id, "subject": subject, "priority": priority,
-              "tool_call_id": call["id"]}
-    order, replayed = await _record_once(runtime.store, "work_orders", key, record)
-    return _done(call, {**order, "replayed": replayed})
+    unknown = unresolved(runtime.state or {}, key)
+    timeout = order_timeout_s()
+    try:
+        args = WorkOrderArgs(inspection_id=inspection_id, subject=subject, priority=priority)
+        order, created = await asyncio.wait_for(_file(WorkOrders(), args, runtime, unknown), timeout)
+    except TimeoutError:  # the request went out; whether it landed is unknown: say so, never failed
+        envelope = unknown_outcome(call["name"], call["id"], f"the work-order system did not answer within "
+                                   f"{timeout:g} s: the order may or may not exist; it is looked up by its key "
+                                   "before any retry", idempotency_key=key)
+        return Command(update={"messages": [tool_message(call, envelope, False)],
+                               "call_outcomes": {call["id"]: unknown_entry(call["name"], key)}})
+    except (WorkOrderError, sqlite3.Error) as exc:  # the system refused or is broken: nothing was filed
+        return _refused(call, ErrorCode.unavailable, f"the work-order system refused: {exc}")
+    answer = _done(call, _order_result(order, created, inspection_id))
+    if not unknown:
+        return answer
+    how = f"the same key answered call {call['id']}"  # earlier calls of this key: settled, one order
+    return Command(update={"messages": [answer],
+                           "call_outcomes": {cid: settled(entry, order, how) for cid, entry in unknown.items()}})
 
 
 @tool(args_schema=NotifyArgs)
@@ -156,9 +209,27 @@ def field_tools() -> list[BaseTool]:
     return list(FIELD_TOOLS)
 
 
-class FieldActionsMiddleware(AgentMiddleware):
-    """Registers the field actions with a `create_agent` agent (review them with `ReviewMiddleware`)."""
+class FieldActionsMiddleware(AgentMiddleware[OutcomeState]):
+    """Registers the field actions with a `create_agent` agent (review them with `ReviewMiddleware`), and
+    reconciles the calls whose answer never came before the model decides anything (`outcomes`)."""
+
+    state_schema = OutcomeState
 
     def __init__(self) -> None:
         super().__init__()
         self.tools = field_tools()
+
+    async def abefore_model(self, state: OutcomeState, runtime: Runtime) -> dict[str, Any] | None:
+        if not unresolved(state):
+            return None
+        known = await reconcile(state, runtime.store, get_config())
+        return {"call_outcomes": known} if known else None
+
+    async def awrap_model_call(self, request: ModelRequest,
+                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
+        note = outcomes_note(request.state)
+        if note is None:
+            return await handler(request)
+        system = request.system_message
+        text = f"{system.content}\n\n{note}" if system is not None and isinstance(system.content, str) else note
+        return await handler(request.override(system_message=SystemMessage(content=text)))

@@ -29,13 +29,22 @@ if _PY_SRC not in sys.path:
 from langchain.agents import create_agent  # noqa: E402
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import ToolMessage  # noqa: E402
 from langgraph.config import get_config  # noqa: E402
+from langgraph.prebuilt.tool_node import ToolCallRequest  # noqa: E402
+from langgraph.types import Command  # noqa: E402
 
 from sitewalk_agent.middleware import SitewalkState  # noqa: E402
 from sitewalk_agent.screens import UI_PROMPT  # noqa: E402
-from sitewalk_agent.scripted_model import ScriptedInspectionModel, pace_of, scenario_of  # noqa: E402
+from sitewalk_agent.scripted_model import (  # noqa: E402
+    ScriptedInspectionModel,
+    orders_latency_of,
+    pace_of,
+    scenario_of,
+)
 from sitewalk_agent.site_walk import SiteWalkMiddleware  # noqa: E402
 from sitewalk_agent.toolkit import field_review_middleware, sitewalk_middleware  # noqa: E402
+from sitewalk_agent.workorders import simulated_latency  # noqa: E402
 
 __all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph", "make_model"]
 
@@ -80,12 +89,29 @@ class ScriptedPacingMiddleware(AgentMiddleware):
         return await handler(request)
 
 
+class ScriptedFaultsMiddleware(AgentMiddleware):
+    """A slow work-order system on demand (demos, tests of `outcome_unknown`): `orders_latency_ms=N` in the
+    first message makes every tool call of the thread's runs see a ticket system that takes N ms."""
+
+    async def awrap_tool_call(self, request: ToolCallRequest,
+                              handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
+                              ) -> ToolMessage | Command[Any]:
+        latency = orders_latency_of(request.state.get("messages", []))
+        if latency is None:
+            return await handler(request)
+        token = simulated_latency.set(latency / 1000.0)  # copied into the tool's tasks and worker threads
+        try:
+            return await handler(request)
+        finally:
+            simulated_latency.reset(token)
+
+
 def build_graph(model: BaseChatModel | None = None) -> Any:
     """The inspection agent: create_agent with Sitewalk's middleware (and pacing for the scripted model)."""
     model = model or _BASE_MODEL
     middleware: list[AgentMiddleware[Any]] = [*sitewalk_middleware(), *field_review_middleware(), SiteWalkMiddleware()]
     if isinstance(model, ScriptedInspectionModel):
-        middleware.append(ScriptedPacingMiddleware())
+        middleware += [ScriptedPacingMiddleware(), ScriptedFaultsMiddleware()]
     return create_agent(model, system_prompt=SYSTEM_PROMPT, middleware=middleware, state_schema=SitewalkState,
                         name="inspection")
 

@@ -43,12 +43,17 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   handrail secure?" (yes/no) and then "How many bolts are corroded?" (a number), each with its own
   interrupt (see `sitewalk_agent.site_walk`); then a sentence and patch lines that add both answers to
   the card's findings ("Handrail secure: yes", "Corroded bolts: 3").
+- with any scenario, `orders_latency_ms=N` in the message makes the work-order system take N ms to
+  file an order in this thread's runs (past `SITEWALK_WORKORDERS_TIMEOUT_MS` the call's outcome is
+  unknown, then reconciled; see `sitewalk_agent.outcomes`).
 
 Follow-ups: a human message after the first one is answered from its own words (case ignored):
 - "the risk is critical" (or high, medium, low) -> a sentence, then inline JSON-patch lines that
   set the RiskBadge `risk` of the screen on record (level and label);
 - "add finding: TEXT" -> a sentence, then a patch line that appends TEXT to the card's findings;
-- with no screen yet, both say so and change nothing; anything else gets FOLLOW_UP_DEFAULT.
+- "check" (e.g. "check the work orders") -> what the server's reconciliation note says of the calls
+  whose answer never came (`sitewalk_agent.outcomes`), or that there are none;
+- with no screen yet, the two screen edits say so and change nothing; anything else gets FOLLOW_UP_DEFAULT.
 """
 
 from __future__ import annotations
@@ -61,11 +66,20 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage, message_chunk_to_message
+from langchain_core.messages import (
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    message_chunk_to_message,
+)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from sitewalk.contracts.envelope import is_outcome_unknown
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import is_refusal
+from sitewalk_agent.outcomes import NOTE_TITLE
 
 __all__ = ["ScriptedInspectionModel", "Turn", "fragment", "new_id", "plan_turn"]
 
@@ -167,6 +181,18 @@ def pace_of(messages: Sequence[BaseMessage]) -> int | None:
     for message in messages:
         if isinstance(message, HumanMessage):
             found = _PACE_MS.search(_content_text(message))
+            return int(found.group(1)) if found else None
+    return None
+
+
+_ORDERS_LATENCY_MS = re.compile(r"\borders_latency_ms=(\d{1,5})\b")
+
+
+def orders_latency_of(messages: Sequence[BaseMessage]) -> int | None:
+    """The `orders_latency_ms=N` of the first human message (the work-order system's simulated latency)."""
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            found = _ORDERS_LATENCY_MS.search(_content_text(message))
             return int(found.group(1)) if found else None
     return None
 
@@ -294,6 +320,7 @@ FOLLOW_UP_DEFAULT = ("Noted. I can change the screen for you: say e.g. 'the risk
 NO_SCREEN_YET = "There is no screen yet to change; start the inspection first."
 _RISK_SAID = re.compile(r"\brisk\s+is\s+(critical|high|medium|low)\b", re.IGNORECASE)
 _FINDING_SAID = re.compile(r"\badd\s+finding\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
+_CHECK_SAID = re.compile(r"\bcheck\b", re.IGNORECASE)
 
 
 def _is_follow_up(messages: Sequence[BaseMessage]) -> bool:
@@ -321,7 +348,19 @@ def follow_up(messages: Sequence[BaseMessage], text: str) -> Turn:
         said = " ".join(finding.group(1).split())[:200]
         return Turn(inline_text(f"Added the finding: {said}.", [
             {"op": "add", "path": "/elements/card/props/findings/-", "value": said}]))
+    if _CHECK_SAID.search(text):
+        return Turn(_outcomes_said(messages))
     return Turn(FOLLOW_UP_DEFAULT)
+
+
+def _outcomes_said(messages: Sequence[BaseMessage]) -> str:
+    """What the server's note (sitewalk_agent.outcomes, in the system message) says of unknown outcomes."""
+    for message in messages:
+        text = _content_text(message) if isinstance(message, SystemMessage) else ""
+        if NOTE_TITLE in text:
+            lines = [line[2:] for line in text.split(NOTE_TITLE, 1)[1].splitlines() if line.startswith("- ")]
+            return "Checked the work-order system: " + "; ".join(lines) + "."
+    return "No call is waiting for an answer: nothing to check."
 
 
 def _opening(messages: Sequence[BaseMessage], last: HumanMessage) -> Turn:
@@ -372,6 +411,9 @@ def _field_summary(c: _Context) -> Turn:
         outcome, text = _outcome(m), _content_text(m)
         if not text.startswith("{"):  # a reviewer's rejection is plain text, not an envelope
             said.append(f"{m.name} not run: {text[:200]}")
+        elif is_outcome_unknown(outcome):
+            said.append(f"{m.name}: outcome unknown, no answer from the work-order system in time; "
+                        "it is looked up by its key before anything is retried.")
         elif outcome.get("ok"):
             said.append(f"{m.name} done.")
         else:

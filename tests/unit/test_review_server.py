@@ -1,5 +1,6 @@
 """Per-call review on the inspection graph, in-process: distinct interrupts, edits, rejections, the
-order rule, stale revisions and decided interrupts (sitewalk_agent.review, field_actions)."""
+order rule, stale revisions and decided interrupts (sitewalk_agent.review, field_actions). Work orders
+are filed in the real work-order database (a fresh SITEWALK_WORKORDERS_DB per test)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ from sitewalk_agent import graph as G
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION, args_hash
 from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
+from sitewalk_agent.workorders import WorkOrders
+
+
+@pytest.fixture(autouse=True)
+def workorders(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> WorkOrders:
+    monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "workorders.sqlite3"))
+    return WorkOrders(tmp_path / "workorders.sqlite3")
 
 
 def _graph() -> Any:
@@ -45,7 +53,9 @@ def _tool_messages(graph: Any, config: dict[str, Any]) -> dict[str, ToolMessage]
 
 
 async def _orders(graph: Any) -> list[dict[str, Any]]:
-    return [item.value for item in await graph.store.asearch((*NAMESPACE, "work_orders"))]
+    """The rows of the work-order database (the graph's store holds no work orders)."""
+    assert not await graph.store.asearch((*NAMESPACE, "work_orders"))
+    return WorkOrders().orders()
 
 
 def test_two_calls_of_the_same_tool_are_distinct_interrupts() -> None:
@@ -94,7 +104,8 @@ def test_an_edited_call_runs_with_the_edited_args() -> None:
         await graph.ainvoke(Command(resume={order.id: decision}), config)
         [made] = await _orders(graph)
         assert made["subject"] == "Replace the east rail bolt" and made["priority"] == "urgent"
-        assert made["idempotency_key"] == work_order_key("inspection-42", "Replace the east rail bolt")
+        assert made["key"] == work_order_key("inspection-42", "Replace the east rail bolt")
+        assert made["thread_id"] == "t-edit" and made["checkpoint_id"]
 
     asyncio.run(scenario())
 
@@ -193,8 +204,63 @@ def test_a_replayed_work_order_is_not_created_twice() -> None:
         other_config, again = await _start(graph, "review", "t-replay-2")  # same inspection, same subjects
         same = next(i for i in again if i.value["args"] == order.value["args"])
         await graph.ainvoke(Command(resume={same.id: _approve(same)}), other_config)
-        assert len(await _orders(graph)) == 1
+        [row] = await _orders(graph)
         answer = json.loads(str(_tool_messages(graph, other_config)[same.value["tool_call_id"]].content))
-        assert answer["result"]["replayed"] is True
+        assert answer["result"]["replayed"] is True and answer["result"]["created"] is False
+        assert answer["result"]["work_order"] == row["id"] and row["thread_id"] == "t-replay"  # the original
 
     asyncio.run(scenario())
+
+
+def test_a_replay_and_a_fork_that_reach_the_same_reviewed_call_return_the_original_order(
+        workorders: WorkOrders) -> None:
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-travel")
+        order = next(i for i in pending if i.value["args"].get("subject") == REVIEW_SUBJECTS[0])
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        [row] = workorders.orders()
+        before = [s async for s in graph.aget_state_history(config)
+                  if any(i.id == order.id for i in s.interrupts)][-1]  # the checkpoint that waited for the review
+
+        async def answer_again(run_config: dict[str, Any]) -> dict[str, Any]:
+            await graph.ainvoke(None, run_config)
+            again = next(i for i in _pending(graph, config) if i.value["tool_call_id"] == order.value["tool_call_id"])
+            await graph.ainvoke(Command(resume={again.id: _approve(again)}), config)
+            return json.loads(str(_tool_messages(graph, config)[order.value["tool_call_id"]].content))["result"]
+
+        replayed = await answer_again(before.config)
+        fork = await graph.aupdate_state(before.config, {"inspection_id": "inspection-42"}, as_node="model")
+        forked = await answer_again(fork)
+        for result in (replayed, forked):
+            assert (result["work_order"], result["created"], result["replayed"]) == (row["id"], False, True)
+        assert workorders.orders() == [row]  # one row, unchanged: its thread and checkpoint are the first call's
+
+    asyncio.run(scenario())
+
+
+def test_the_key_follows_the_subjects_words_not_its_spelling() -> None:
+    assert work_order_key("inspection-42", "Loose bolt, east rail") == work_order_key("inspection-42",
+                                                                                    "loose  BOLT east-rail")
+    assert work_order_key("inspection-42", "Loose bolt") != work_order_key("inspection-43", "Loose bolt")
+    assert work_order_key("i-1", "东侧栏杆螺栓松动") != work_order_key("i-1", "排水盖腐蚀")  # any script counts
+    assert len(work_order_key("i" * 64, "word " * 40)) <= 300
+
+
+def test_a_broken_work_order_system_is_a_typed_failure_and_nothing_is_filed(
+        workorders: WorkOrders, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    (tmp_path / "not-a-db").write_text("this is not SQLite")
+    monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "not-a-db"))
+
+    async def scenario() -> None:
+        graph = _graph()
+        config, pending = await _start(graph, "review", "t-broken")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        answer = _tool_messages(graph, config)[order.value["tool_call_id"]]
+        body = json.loads(str(answer.content))
+        assert answer.status == "error" and body["error"]["code"] == "unavailable"
+        assert "outcome" not in body["error"]["detail"]  # a refusal is a failure, not an unknown outcome
+
+    asyncio.run(scenario())
+    assert workorders.orders() == []

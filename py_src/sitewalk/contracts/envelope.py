@@ -4,16 +4,23 @@ Success: {"ok": true, "protocol": 1, "tool": name, "tool_call_id": id, "result":
 Failure: {"ok": false, "protocol": 1, "tool": name, "tool_call_id": id,
           "error": {"code": "not_found", "message": "...", "detail": {...}}}
 The official JS SDK sends a bare {"error": "message"} instead; `parse_result` understands both.
+
+A server-side tool whose external call went out and whose answer never came (it timed out) cannot
+say succeeded or failed: its envelope is a failure with code `timeout` whose `detail.outcome` is
+`outcome_unknown` (`unknown_outcome`, `is_outcome_unknown`), shown and recorded as such until it is
+reconciled, never as failed.
 """
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 PROTOCOL = 1
+OUTCOME_UNKNOWN = "outcome_unknown"
 
 
 class ErrorCode(StrEnum):
@@ -103,3 +110,22 @@ def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | T
             code=ErrorCode.serialization_failed, message=f"expected a JSON object, got {type(value).__name__}"
         ),
     )
+
+
+def unknown_outcome(tool: str, tool_call_id: str, message: str, **detail: Any) -> dict[str, Any]:
+    """The envelope of a call whose request went out and whose answer never came."""
+    return error_result(tool, tool_call_id, ErrorCode.timeout, message, **detail, outcome=OUTCOME_UNKNOWN)
+
+
+def is_outcome_unknown(envelope: Any) -> bool:
+    """Whether an envelope (a dict, or a tool message's JSON text) says the outcome is unknown."""
+    if isinstance(envelope, str):
+        try:
+            envelope = json.loads(envelope)
+        except ValueError:
+            return False
+    if not isinstance(envelope, dict) or envelope.get("ok") is not False:
+        return False
+    error = envelope.get("error")
+    detail = error.get("detail") if isinstance(error, dict) else None
+    return isinstance(detail, dict) and detail.get("outcome") == OUTCOME_UNKNOWN

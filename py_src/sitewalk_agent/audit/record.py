@@ -2,7 +2,7 @@
 
 Every record has the same fields (None where a field does not apply), so the trail reads as a table:
 
-    kind              tool_call | review_decision | ui_action
+    kind              tool_call | review_decision | ui_action | reconciliation (a call of unknown outcome, settled)
     task_id           the inspection id the thread is about
     thread_id, run_id, checkpoint_id, interrupt_id, tool_call_id
     tool_name         the tool (or, for a UI action, the action asked for)
@@ -11,7 +11,7 @@ Every record has the same fields (None where a field does not apply), so the tra
     review_status     approved | edited | rejected | review_not_required | refused (a UI action) | ...
     reviewer          {identity, display_name, authenticated}
     time              ISO 8601 UTC
-    outcome           succeeded | failed:<code> | done | replayed | refused | ...
+    outcome           succeeded | failed:<code> | outcome_unknown | done | replayed | refused | ...
     detail            a short free text (a refusal's reason, a work order id)
     ui_spec_identity  the identity {message_id, tool_call_id, revision} of the screen the user saw
     idempotency_key   the key of a UI action
@@ -25,11 +25,12 @@ import json
 from typing import Any
 
 from sitewalk.contracts.audit import args_hash
+from sitewalk.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
 
 __all__ = ["FIELDS", "MAX_FIELD", "append", "record_review_decision", "record_tool_call", "record_ui_action",
-           "tool_outcome"]
+           "record_reconciliation", "tool_outcome"]
 
 FIELDS = ("kind", "task_id", "thread_id", "run_id", "checkpoint_id", "interrupt_id", "tool_call_id", "tool_name",
           "args_revision", "args_hash", "review_status", "reviewer", "time", "outcome", "detail",
@@ -66,6 +67,8 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
         getattr(message, "artifact", None), dict) else None
     if getattr(message, "status", "success") != "error":
         return "succeeded", answered_by
+    if is_outcome_unknown(str(message.content)):  # the request went out, its answer never came
+        return OUTCOME_UNKNOWN, answered_by
     try:
         code = (json.loads(str(message.content)).get("error") or {}).get("code")
     except (ValueError, AttributeError):
@@ -146,3 +149,12 @@ async def record_ui_action(store: Any, config: Any, state: Any, request: Any, an
                         interrupt_id=interrupt_id_for(config), outcome=status,
                         detail=str(detail) if detail else None, idempotency_key=_clip(press.get("idempotency_key")),
                         ui_spec_identity=identity)
+
+
+async def record_reconciliation(store: Any, config: Any, state: Any, tool_call_id: str, entry: dict[str, Any]
+                                ) -> dict[str, Any] | None:
+    """A call of unknown outcome settled from the external system (`sitewalk_agent.outcomes`): which call,
+    what it is now, and the work order found under its idempotency key. Done by the server, not a person."""
+    return await append(store, config, state, kind="reconciliation", tool_call_id=tool_call_id,
+                        tool_name=entry.get("tool"), outcome=entry.get("status"), detail=entry.get("work_order"),
+                        idempotency_key=entry.get("idempotency_key"))

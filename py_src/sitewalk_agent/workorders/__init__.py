@@ -18,6 +18,11 @@ browser's press led there, nor when. So replaying a confirmed press, or forking 
 the same screen again, returns the ORIGINAL order (`created: false`, same id); a fork that says
 "the risk is critical" first confirms a different order and gets a second one.
 
+The reviewed tool `create_work_order` (`sitewalk_agent.field_actions`, approved by a person before it
+runs) files into the same table, keyed by `reviewed_order_key`: the inspection and the subject's
+words. A replay or a fork that reaches the same reviewed call, or a retry after `outcome_unknown`,
+gets the original order.
+
 Undoing a real action is an explicit compensation: `close_work_order`, a ConfirmButton action
 the inspector confirms, recorded on the branch where it happens; the row becomes `closed` with
 who and when. Rewinding never closes or deletes an order.
@@ -27,7 +32,15 @@ who and when. Rewinding never closes or deletes an order.
 
 from __future__ import annotations
 
-from sitewalk_agent.workorders.db import WorkOrderError, WorkOrderNotFound, WorkOrders, default_path
-from sitewalk_agent.workorders.keys import substance_of, work_order_key
+from sitewalk_agent.workorders.db import (
+    WorkOrderError,
+    WorkOrderNotFound,
+    WorkOrders,
+    default_path,
+    latency_s,
+    simulated_latency,
+)
+from sitewalk_agent.workorders.keys import reviewed_order_key, reviewed_substance, substance_of, work_order_key
 
-__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "substance_of", "work_order_key"]
+__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "latency_s", "reviewed_order_key",
+           "reviewed_substance", "simulated_latency", "substance_of", "work_order_key"]

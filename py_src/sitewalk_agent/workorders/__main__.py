@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from sitewalk_agent.workorders.db import WorkOrders, default_path
 
-FIELDS = ("key", "id", "status", "subject", "thread_id", "checkpoint_id", "created_at", "closed_at", "closed_by")
+FIELDS = ("key", "id", "status", "subject", "priority", "thread_id", "checkpoint_id", "created_at", "closed_at",
+          "closed_by")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,6 +6,12 @@ safe to share between threads and processes; `create` is one `INSERT … ON CONF
 NOTHING` followed by a `SELECT`, so two concurrent creates of one key file one order and both get
 it. The `a…` methods run the same calls in a worker thread (`asyncio.to_thread`): the agent server
 treats blocking calls on its event loop as errors.
+
+A slow ticket system, for tests and demos: `SITEWALK_WORKORDERS_LATENCY_MS` (or `simulated_latency`,
+a context variable a run can set; see `sitewalk_agent.graph`) makes `create` take that long before it
+files the order, as a remote system whose request is in flight. A caller that gives up waiting (the
+reviewed tool's timeout) does not stop it: the order lands later, which is exactly the case that
+`outcome_unknown` and reconciliation by key are for (`sitewalk_agent.field_actions`).
 """
 
 from __future__ import annotations
@@ -13,16 +19,22 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path"]
+__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "latency_s", "simulated_latency"]
 
 ENV = "SITEWALK_WORKORDERS_DB"
+LATENCY_ENV = "SITEWALK_WORKORDERS_LATENCY_MS"
+MAX_LATENCY_S = 60.0
+simulated_latency: ContextVar[float | None] = ContextVar("sitewalk_workorders_latency", default=None)
+"""Seconds a `create` in this context waits before filing (None: `SITEWALK_WORKORDERS_LATENCY_MS`, else 0)."""
 _PROJECT = Path(__file__).resolve().parents[3]
 
 _SCHEMA = """
@@ -38,11 +50,13 @@ CREATE TABLE IF NOT EXISTS work_orders (
     closed_at TEXT,
     closed_by TEXT,
     closed_thread_id TEXT,
-    closed_checkpoint_id TEXT
+    closed_checkpoint_id TEXT,
+    priority TEXT
 )
 """
 _COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
-            "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id")
+            "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id", "priority")
+_ADDED = {"priority": "TEXT"}  # columns newer than some databases on disk: added on first use
 
 
 class WorkOrderError(ValueError):
@@ -57,6 +71,29 @@ def default_path() -> Path:
     """`SITEWALK_WORKORDERS_DB`, else the project's `.langgraph_api/sitewalk-workorders.sqlite3`."""
     named = os.environ.get(ENV, "").strip()
     return Path(named) if named else _PROJECT / ".langgraph_api" / "sitewalk-workorders.sqlite3"
+
+
+def latency_s() -> float:
+    """How long `create` waits before filing: the context's `simulated_latency`, else the environment's."""
+    chosen = simulated_latency.get()
+    if chosen is None:
+        try:
+            chosen = float(os.environ.get(LATENCY_ENV, "0") or 0) / 1000.0
+        except ValueError:
+            chosen = 0.0
+    return min(max(chosen, 0.0), MAX_LATENCY_S)
+
+
+def _migrate(connection: sqlite3.Connection) -> None:
+    connection.execute(_SCHEMA)
+    present = {row[1] for row in connection.execute("PRAGMA table_info(work_orders)")}
+    for column, kind in _ADDED.items():
+        if column not in present:
+            try:
+                connection.execute(f"ALTER TABLE work_orders ADD COLUMN {column} {kind}")
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
 
 
 def _now() -> str:
@@ -77,7 +114,7 @@ class WorkOrders:
         connection = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)  # autocommit statements
         try:
             if not self._ready:
-                connection.execute(_SCHEMA)
+                _migrate(connection)
                 self._ready = True
             yield connection
         finally:
@@ -89,18 +126,21 @@ class WorkOrders:
         return dict(zip(_COLUMNS, row, strict=True)) if row else None
 
     def create(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
-               checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+               checkpoint_id: str | None = None, priority: str | None = None) -> tuple[dict[str, Any], bool]:
         """File the order for `key` once: (the order, whether this call created it).
 
-        An existing key returns the ORIGINAL order unchanged (its id, status, thread and checkpoint)."""
+        An existing key returns the ORIGINAL order unchanged (its id, status, priority, thread and checkpoint)."""
         if not isinstance(key, str) or not key.strip() or len(key) > 300:
             raise WorkOrderError("a work order needs a business key (1 to 300 characters)")
         order_id = f"WO-{uuid.uuid4().hex[:10].upper()}"
+        delay = latency_s()
+        if delay:  # a slow ticket system: the request is in flight
+            time.sleep(delay)
         with self._connect() as connection:
             cursor = connection.execute(
-                "INSERT INTO work_orders (key, id, status, subject, substance, thread_id, checkpoint_id, created_at) "
-                "VALUES (?, ?, 'open', ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
-                (key, order_id, subject, substance, thread_id, checkpoint_id, _now()))
+                "INSERT INTO work_orders (key, id, status, subject, substance, thread_id, checkpoint_id, created_at, "
+                "priority) VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
+                (key, order_id, subject, substance, thread_id, checkpoint_id, _now(), priority))
             order = self._select(connection, "key", key)
         assert order is not None  # inserted now or before; rows are never deleted
         return order, cursor.rowcount == 1
@@ -133,6 +173,9 @@ class WorkOrders:
 
     async def acreate(self, key: str, **fields: Any) -> tuple[dict[str, Any], bool]:
         return await asyncio.to_thread(self.create, key, **fields)
+
+    async def aget(self, key_or_id: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.get, key_or_id)
 
     async def aclose(self, key_or_id: str, **fields: Any) -> tuple[dict[str, Any], bool]:
         return await asyncio.to_thread(self.close, key_or_id, **fields)

@@ -1,0 +1,119 @@
+"""Calls whose answer never came (`outcome_unknown`), and their reconciliation from the work-order system.
+
+A reviewed `create_work_order` sends its request to the ticket system and waits at most
+`SITEWALK_WORKORDERS_TIMEOUT_MS` (default 5000). When the wait runs out the request may still land:
+the call is neither failed nor succeeded. It is recorded three ways: its tool message carries the
+`outcome_unknown` envelope (`sitewalk.contracts.envelope.unknown_outcome`), the audit record of the
+call says `outcome_unknown`, and the thread's state keeps it in `call_outcomes`:
+
+    call_outcomes[tool_call_id] = {"status": "outcome_unknown", "tool", "idempotency_key", "since"}
+
+Reconciliation looks the order up in the work-order database by that idempotency key, never guesses:
+
+- before every model call (`FieldActionsMiddleware.abefore_model`: right after the tool batch, and
+  at the start of every later run on the thread, e.g. the inspector's next message): found, the
+  entry becomes `{"status": "succeeded", "work_order", "reconciled_at", "how"}` and an audit
+  record of kind `reconciliation` is appended; not found, it stays `outcome_unknown` (the request
+  may still be in flight), and nothing is retried;
+- before any retry: a new `create_work_order` whose key has an unknown entry looks the key up first
+  and answers the order it finds; only when there is none does it file one, under the same UNIQUE
+  key, so a request that lands late files nothing more. Either way the old call is settled.
+
+The model is told the entries (a note added to its system message), so it does not retry on a guess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentState
+
+from sitewalk_agent.audit.context import now
+from sitewalk_agent.audit.record import record_reconciliation
+from sitewalk_agent.workorders import WorkOrders
+
+__all__ = ["NOTE_TITLE", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile", "settled",
+           "unknown_entry", "unresolved"]
+
+UNKNOWN = "outcome_unknown"
+TIMEOUT_ENV = "SITEWALK_WORKORDERS_TIMEOUT_MS"
+DEFAULT_TIMEOUT_MS = 5000
+NOTE_TITLE = "Calls whose answer never came (outcome_unknown), reconciled from the work-order system by key:"
+
+
+def merge_outcomes(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Parallel tool calls each add their own entry; a later entry for a call replaces the earlier."""
+    return {**(left or {}), **(right or {})}
+
+
+class OutcomeState(AgentState):
+    call_outcomes: NotRequired[Annotated[dict[str, dict[str, Any]], merge_outcomes]]
+    """tool_call_id -> the call's outcome when its answer never came, then as reconciled (see the module)."""
+
+
+def order_timeout_s() -> float:
+    """How long a reviewed tool waits for the work-order system (`SITEWALK_WORKORDERS_TIMEOUT_MS`)."""
+    try:
+        ms = float(os.environ.get(TIMEOUT_ENV, "") or DEFAULT_TIMEOUT_MS)
+    except ValueError:
+        ms = DEFAULT_TIMEOUT_MS
+    return min(max(ms, 10.0), 600_000.0) / 1000.0
+
+
+def unknown_entry(tool: str, key: str) -> dict[str, Any]:
+    return {"status": UNKNOWN, "tool": tool, "idempotency_key": key, "since": now()}
+
+
+def unresolved(state: Mapping[str, Any], key: str | None = None) -> dict[str, dict[str, Any]]:
+    """The entries still `outcome_unknown` (those for `key` only, when given)."""
+    found = state.get("call_outcomes") or {}
+    return {call_id: entry for call_id, entry in found.items()
+            if entry.get("status") == UNKNOWN and (key is None or entry.get("idempotency_key") == key)}
+
+
+def settled(entry: dict[str, Any], order: dict[str, Any], how: str) -> dict[str, Any]:
+    return {**entry, "status": "succeeded", "work_order": order["id"], "reconciled_at": now(), "how": how}
+
+
+async def lookup(orders: WorkOrders, key: str) -> dict[str, Any] | None:
+    """The order filed under `key`; None when there is none or the system does not answer in time."""
+    try:
+        return await asyncio.wait_for(orders.aget(key), order_timeout_s())
+    except TimeoutError:
+        return None
+
+
+async def reconcile(state: Mapping[str, Any], store: Any, config: Any,
+                    orders: WorkOrders | None = None) -> dict[str, dict[str, Any]]:
+    """Look every unknown call up by its key: the entries that are now known (each one audited)."""
+    pending = unresolved(state)
+    if not pending:
+        return {}
+    orders = orders or WorkOrders()
+    known: dict[str, dict[str, Any]] = {}
+    for call_id, entry in pending.items():
+        order = await lookup(orders, str(entry.get("idempotency_key")))
+        if order is None:
+            continue  # maybe still in flight: it stays unknown, and nothing is retried here
+        known[call_id] = settled(entry, order, "found in the work-order system by its idempotency key")
+        await record_reconciliation(store, config, state, call_id, known[call_id])
+    return known
+
+
+def outcomes_note(state: Mapping[str, Any]) -> str | None:
+    """What the model is told about calls whose answer never came (None: there are none)."""
+    entries = state.get("call_outcomes") or {}
+    if not entries:
+        return None
+    lines = [NOTE_TITLE]
+    for call_id, entry in entries.items():
+        if entry.get("status") == UNKNOWN:
+            said = ("still unknown: not in the work-order system yet (it may still land; a retry with the same "
+                    "arguments is safe, the key files at most one order)")
+        else:
+            said = f"{entry.get('status')}: work order {entry.get('work_order')}"
+        lines.append(f"- {entry.get('tool')} {call_id} (key {entry.get('idempotency_key')}): {said}")
+    return "\n".join(lines)
