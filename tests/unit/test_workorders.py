@@ -117,3 +117,38 @@ def test_cli_lists_one_json_object_a_line(tmp_path):
         ("work-order:inspection-42:risk-1", "closed", "c1"), ("work-order:inspection-42:risk-2", "open", "c2")]
     assert {"key", "id", "status", "thread_id", "checkpoint_id", "created_at"} <= set(lines[0])
     assert lines[0]["id"] == first["id"] and lines[0]["created_at"]
+
+
+def test_a_database_from_before_the_priority_column_is_migrated_on_first_use(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE work_orders (key TEXT NOT NULL UNIQUE, id TEXT NOT NULL UNIQUE, status TEXT NOT "
+                    "NULL, subject TEXT NOT NULL, substance TEXT NOT NULL, thread_id TEXT, checkpoint_id TEXT, "
+                    "created_at TEXT NOT NULL, closed_at TEXT, closed_by TEXT, closed_thread_id TEXT, "
+                    "closed_checkpoint_id TEXT)")
+        old.execute("INSERT INTO work_orders VALUES ('k-old', 'WO-OLD', 'open', 's', '{}', NULL, NULL, 'then', NULL, "
+                    "NULL, NULL, NULL)")
+    orders = WorkOrders(path)
+    assert orders.get("k-old")["priority"] is None
+    made, _ = orders.create("k-new", subject="bolt", priority="urgent")
+    assert made["priority"] == "urgent" and [o["key"] for o in orders.orders()] == ["k-old", "k-new"]
+
+
+def test_a_slow_system_files_late_and_the_latency_is_bounded(tmp_path, monkeypatch):
+    import time
+
+    from sitewalk_agent.workorders import latency_s, simulated_latency
+
+    monkeypatch.setenv("SITEWALK_WORKORDERS_LATENCY_MS", "200")
+    started = time.monotonic()
+    WorkOrders(tmp_path / "wo.sqlite3").create("k", subject="s")
+    assert time.monotonic() - started >= 0.2
+    token = simulated_latency.set(1e9)  # a run's own latency wins over the environment, and is bounded
+    try:
+        assert latency_s() == 60.0
+    finally:
+        simulated_latency.reset(token)
+    monkeypatch.setenv("SITEWALK_WORKORDERS_LATENCY_MS", "soon")
+    assert latency_s() == 0.0
