@@ -16,7 +16,8 @@ from .contracts.audit import HEAD_KEY, ChainProblem, audit_namespace, verify_cha
 
 __all__ = ["AuditTrail", "read_audit_trail"]
 
-WHAT = {"tool_call": "tool call", "review_decision": "review", "ui_action": "UI action"}
+WHAT = {"tool_call": "tool call", "review_decision": "review", "ui_action": "UI action",
+        "reconciliation": "reconciliation"}
 
 
 @dataclass

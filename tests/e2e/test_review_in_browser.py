@@ -1,6 +1,7 @@
 """Per-call review in Chromium against the real agent server: one test per line of the reviewer
 checklist (two same-tool calls stay distinct, edits run, decided calls stay decided after a reload,
-unanswered calls stay pending, a reconnect reads the server, the order rule, stale approvals)."""
+unanswered calls stay pending, a reconnect reads the server, the order rule, stale approvals). Approved
+work orders are rows of the work-order database the server files into (SITEWALK_WORKORDERS_DB)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import uuid
 
 import httpx
 from playwright.sync_api import expect
+
+from sitewalk_agent.workorders import WorkOrders
 
 SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")  # scripted_model.REVIEW_SUBJECTS
 
@@ -33,6 +36,11 @@ def _answers(state: dict) -> dict[str, dict]:
 
 def _runs(app, thread_id: str) -> list[dict]:
     return httpx.get(f"{app.server_url}/threads/{thread_id}/runs", timeout=30).json()
+
+
+def _orders(db, thread_id: str) -> list[dict]:
+    """The work orders the thread filed (each row says which thread filed it)."""
+    return [r for r in WorkOrders(db).orders() if r["thread_id"] == thread_id]
 
 
 def _start(app, name: str, script: str, cards: int) -> str:
@@ -62,7 +70,7 @@ def _shown_ids(app) -> set[str]:
         "(nodes) => nodes.map((n) => n.dataset.interruptId)"))
 
 
-def test_two_pending_calls_of_the_same_tool_stay_distinct(app):
+def test_two_pending_calls_of_the_same_tool_stay_distinct(app, workorders_db):
     thread_id = _start(app, "inspection-71", "review", 3)
     pending = {i["value"]["args"].get("subject"): i for i in _reviews(_state(app, thread_id))
                if i["value"]["name"] == "create_work_order"}
@@ -83,9 +91,11 @@ def test_two_pending_calls_of_the_same_tool_stay_distinct(app):
     assert drain_call in answers and SUBJECTS[1] in answers[drain_call]["content"]
     assert pending[SUBJECTS[0]]["value"]["tool_call_id"] not in answers  # the other order did not run
     assert _shown_ids(app) == {i["id"] for i in _reviews(state)} and drain["id"] not in _shown_ids(app)
+    [row] = _orders(workorders_db, thread_id)  # only the approved order is in the ticket system
+    assert row["subject"] == SUBJECTS[1] and row["id"] in answers[drain_call]["content"]
 
 
-def test_an_edited_call_runs_with_the_edited_args(app):
+def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     thread_id = _start(app, "inspection-72", "review", 3)
     card = _card(app, SUBJECTS[0])
     call_id = card.get_attribute("data-tool-call-id")
@@ -100,6 +110,7 @@ def test_an_edited_call_runs_with_the_edited_args(app):
     assert "Replace the east rail bolt" in answer["content"]  # what ran is the edited order
     assert json.loads(answer["content"].split("Tool response:", 1)[-1].strip())["result"]["subject"] == \
         "Replace the east rail bolt"
+    assert [r["subject"] for r in _orders(workorders_db, thread_id)] == ["Replace the east rail bolt"]
 
 
 def test_a_decided_call_is_not_approvable_after_a_reload(app):
@@ -132,7 +143,7 @@ def test_an_unanswered_call_stays_pending(app):
     assert _card(app, "notify_site_manager").get_attribute("data-tool-call-id") == notice_call
 
 
-def test_after_a_reconnect_the_review_state_comes_from_the_server(app):
+def test_after_a_reconnect_the_review_state_comes_from_the_server(app, workorders_db):
     thread_id = _start(app, "inspection-75", "review", 3)
     bolt = next(i for i in _reviews(_state(app, thread_id)) if i["value"]["args"].get("subject") == SUBJECTS[0])
     app.page.context.set_offline(True)
@@ -151,6 +162,7 @@ def test_after_a_reconnect_the_review_state_comes_from_the_server(app):
     state = _state(app, thread_id)
     orders = [m for m in state["values"]["messages"] if m.get("type") == "tool" and m["name"] == "create_work_order"]
     assert len(orders) == 2  # the bolt's order ran once (the other reviewer's), the drain's once
+    assert sorted(r["subject"] for r in _orders(workorders_db, thread_id)) == sorted(SUBJECTS)
     [resume] = app.watch.resume_commands(thread_id)  # the page's one resume: the drain's, not the bolt's again
     assert bolt["id"] not in resume
     assert _shown_ids(app) == {i["id"] for i in _reviews(state)}

@@ -1,16 +1,20 @@
-"""Side effects are never repeated: a work order confirmed in the app, then the thread replayed and
-forked on the real server through its API, leaves exactly one row in the ticket system's database."""
+"""Side effects are never repeated: a work order confirmed in the app (a ConfirmButton) or approved on its
+review card (the reviewed create_work_order tool), then the thread replayed and forked on the real server
+through its API, leaves exactly one row in the ticket system's database."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import httpx
+from playwright.sync_api import expect
 
 from sitewalk_agent.workorders import WorkOrders
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Corroded bolt"], "risk": "high"}
 AS_NODE = "HeadlessToolsMiddleware.after_model"  # the node whose update leads to the press
+BOLT = "Loose bolt on the east rail"  # scripted_model.REVIEW_SUBJECTS[0]
 
 
 def _thread_id(server: str, inspection: str) -> str:
@@ -69,5 +73,46 @@ def test_replay_and_fork_through_a_confirmed_work_order_leave_exactly_one_row(ap
     for answer in (again, on_fork):
         assert answer["status"] == "done" and answer["result"]["created"] is False
         assert answer["result"]["work_order"] == order["id"] and answer["result"]["key"] == order["key"]
+    assert [r for r in WorkOrders(workorders_db).orders() if r["key"].startswith(f"work-order:{inspection}:")] \
+        == [order]  # exactly one row, unchanged
+
+
+def _approve_bolt(server: str, thread_id: str, state: dict) -> dict:
+    """Approve the pending bolt order (resume its interrupt by id); the order the tool answered."""
+    [bolt] = [i for i in state["interrupts"] if (i.get("value") or {}).get("type") == "tool_approval"
+              and i["value"]["args"].get("subject") == BOLT]
+    decision = {"type": "approve", "args_revision": bolt["value"]["args_revision"],
+                "args_hash": bolt["value"]["args_hash"]}
+    after = _run(server, thread_id, command={"resume": {bolt["id"]: decision}})
+    [answer] = [m for m in after["values"]["messages"]
+                if m.get("type") == "tool" and m["tool_call_id"] == bolt["value"]["tool_call_id"]]
+    return json.loads(answer["content"])["result"]
+
+
+def test_replay_and_fork_through_an_approved_reviewed_order_leave_exactly_one_row(app, workorders_db):
+    inspection = f"inspection-82-{uuid.uuid4().hex[:8]}"
+    app.open()
+    app.start(inspection, note="script: review")
+    cards = app.page.locator("#sw-reviews article.sw-review")
+    expect(cards).to_have_count(3, timeout=60_000)
+    cards.filter(has_text=BOLT).get_by_role("button", name="Approve").click()
+    app.page.locator("#sw-reviews [data-review-action='send']").click()
+    expect(cards).to_have_count(2, timeout=60_000)
+    [order] = [r for r in WorkOrders(workorders_db).orders() if r["key"].startswith(f"work-order:{inspection}:")]
+    assert order["subject"] == BOLT and order["priority"] == "high"
+
+    server, thread_id = app.server_url, _thread_id(app.server_url, inspection)
+    assert order["thread_id"] == thread_id
+    history = httpx.post(f"{server}/threads/{thread_id}/history", json={"limit": 100}, timeout=30).json()
+    before = [s for s in history if any((i.get("value") or {}).get("type") == "tool_approval"
+                                        for i in s["interrupts"])][-1]  # the first wait for the reviews
+    checkpoint = {"checkpoint_id": before["checkpoint"]["checkpoint_id"]}
+    replayed = _approve_bolt(server, thread_id, _run(server, thread_id, input=None, checkpoint=checkpoint))
+    fork = httpx.post(f"{server}/threads/{thread_id}/state", timeout=30, json={
+        "values": {"inspection_id": inspection}, "as_node": "model", "checkpoint": checkpoint}).json()
+    forked = _approve_bolt(server, thread_id, _run(server, thread_id, input=None, checkpoint=fork["checkpoint"]))
+
+    for answer in (replayed, forked):
+        assert (answer["work_order"], answer["created"], answer["replayed"]) == (order["id"], False, True)
     assert [r for r in WorkOrders(workorders_db).orders() if r["key"].startswith(f"work-order:{inspection}:")] \
         == [order]  # exactly one row, unchanged

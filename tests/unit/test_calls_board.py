@@ -140,3 +140,33 @@ def test_the_view_shows_a_state_by_its_label_and_arguments_ready_never_reads_don
     assert "arguments ready, not run" in ready and "done" not in ready and 'title="args_ready"' in ready
     assert ">done<" in render_template("tool_call.j2", name="t", state=S.SUCCEEDED, detail="")
     assert ">mystery<" in render_template("tool_call.j2", name="t", state="mystery", detail="")
+
+
+UNKNOWN_CONTENT = ('{"ok":false,"protocol":1,"tool":"create_work_order","tool_call_id":"c9","error":{"code":"timeout",'
+                   '"message":"no answer in 5 s","detail":{"idempotency_key":"work-order:i:bolt:abc","outcome":'
+                   '"outcome_unknown"}}}')
+UNKNOWN_MESSAGE = {"type": "tool", "tool_call_id": "c9", "name": "create_work_order", "status": "error",
+                   "content": UNKNOWN_CONTENT}
+
+
+def test_a_server_call_without_an_answer_is_outcome_unknown_never_failed_until_reconciled():
+    calls, view = board()
+    calls.show("c9", "create_work_order", S.APPROVED)
+    calls.settle([UNKNOWN_MESSAGE])
+    calls.settle([UNKNOWN_MESSAGE], {"c9": {"status": "outcome_unknown"}})  # the next values event: not shown again
+    assert view.states("create_work_order") == ["approved", "outcome_unknown"]
+    assert "c9" not in calls.settled and calls.status("c9") is S.OUTCOME_UNKNOWN
+    assert [e[3] for e in view.events][-1] == "timeout: no answer in 5 s"
+    calls.settle([UNKNOWN_MESSAGE], {"c9": {"status": "succeeded", "work_order": "WO-1"}})
+    assert view.states("create_work_order")[-1] == "succeeded" and [e[3] for e in view.events][-1] == \
+        "reconciled: work order WO-1"
+    assert calls.lifecycles["c9"].path[-3:] == [S.RUNNING, S.OUTCOME_UNKNOWN, S.SUCCEEDED]
+    calls.settle([UNKNOWN_MESSAGE], {"c9": {"status": "succeeded", "work_order": "WO-1"}})
+    assert view.states("create_work_order").count("succeeded") == 1
+
+
+def test_a_call_reconciled_before_a_reload_shows_it_was_unknown_first():
+    calls, view = board()
+    calls.settle([UNKNOWN_MESSAGE], {"c9": {"status": "succeeded", "work_order": "WO-1"}})
+    assert view.states("create_work_order") == ["succeeded"]
+    assert S.OUTCOME_UNKNOWN in calls.lifecycles["c9"].path

@@ -4,6 +4,7 @@ interrupt id in one resume, refusals before sending, and outcome_unknown reconci
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from fake_agent_server import (
@@ -22,6 +23,7 @@ from fake_agent_server import (
 )
 
 from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.contracts.envelope import unknown_outcome
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.cancel import Cancellation
 from sitewalk.session.parts import Hooks, ThreadParts
@@ -169,6 +171,19 @@ def test_reconcile_reads_tool_messages_and_pending_interrupts() -> None:
     state = waiting_state(DRAIN, values={"messages": [DONE_A, failed]})
     assert reconcile({"call_a": "x", "call_b": "x", "call_c": "x", "call_d": "x"}, state) == {
         "call_a": "succeeded", "call_b": "review_required", "call_c": "failed", "call_d": OUTCOME_UNKNOWN}
+
+
+def test_reconcile_keeps_a_timed_out_server_call_unknown_until_call_outcomes_settles_it() -> None:
+    content = json.dumps(unknown_outcome("create_work_order", "call_a", "no answer in 5 s", idempotency_key="k"))
+    timed_out = {**DONE_A, "status": "error", "content": content}
+    state = waiting_state(values={"messages": [timed_out]})
+    assert reconcile({"call_a": "create_work_order"}, state) == {"call_a": OUTCOME_UNKNOWN}
+    unknown = {"call_a": {"status": "outcome_unknown", "idempotency_key": "k"}}
+    assert reconcile({"call_a": "x"}, waiting_state(values={"messages": [timed_out], "call_outcomes": unknown})) == {
+        "call_a": OUTCOME_UNKNOWN}
+    found = {"call_a": {"status": "succeeded", "work_order": "WO-1", "idempotency_key": "k"}}
+    assert reconcile({"call_a": "x"}, waiting_state(values={"messages": [timed_out], "call_outcomes": found})) == {
+        "call_a": "succeeded"}
 
 
 def test_check_decisions_refuses_an_unknown_decision_type() -> None:

@@ -12,6 +12,11 @@ back. Review (`review_required → approved | rejected`) is moved by the review 
 The arguments grow on the view by what each event changed (`args`): a fragment (a delta) is appended,
 a whole message's arguments (a snapshot) replace what is shown, so the view's work stays linear in the
 stream instead of writing the whole text again per fragment.
+
+A server tool whose request went out and whose answer never came (its tool message carries the
+`outcome_unknown` envelope) is shown `outcome_unknown`, never failed or succeeded, until the thread's
+`call_outcomes` (the server's reconciliation by idempotency key, `sitewalk_agent.outcomes`) says how
+it ended; then it moves on from `outcome_unknown` to that end, with the work order found.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
+from ..contracts.envelope import is_outcome_unknown
 from .view import View
 
 __all__ = ["CallBoard", "envelope_detail", "error_summary"]
@@ -62,17 +68,34 @@ class CallBoard:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
-    def settle(self, messages: list[Any]) -> None:
-        """A tool message in the state is the server's word on how a call ended (shown once)."""
+    def settle(self, messages: list[Any], outcomes: dict[str, Any] | None = None) -> None:
+        """A tool message in the state is the server's word on how a call ended (shown once); for a call
+        of unknown outcome, `outcomes` (the state's `call_outcomes`) is, once it is reconciled."""
         for message in messages:
             if not isinstance(message, dict) or message.get("type") != "tool":
                 continue
             call_id = str(message.get("tool_call_id") or "")
             if not call_id or call_id in self.settled:
                 continue
+            name = str(message.get("name") or "?")
+            if is_outcome_unknown(message.get("content")):
+                self._unknown(call_id, name, message.get("content"), (outcomes or {}).get(call_id))
+                continue
             failed = message.get("status") == "error"
             detail = error_summary(message.get("content")) if failed else ""
-            self._ran(call_id, str(message.get("name") or "?"), not failed, detail)
+            self._ran(call_id, name, not failed, detail)
+
+    def _unknown(self, call_id: str, name: str, content: Any, outcome: Any) -> None:
+        """Shown `outcome_unknown` (once) until the reconciled outcome says how the call ended."""
+        status = outcome.get("status") if isinstance(outcome, dict) else None
+        if status in (CallStatus.SUCCEEDED, CallStatus.FAILED):
+            self._move(call_id, CallStatus.OUTCOME_UNKNOWN)  # learnt late (a reload): it was unknown first
+            order = outcome.get("work_order")
+            self._ran(call_id, name, status == CallStatus.SUCCEEDED,
+                      f"reconciled: work order {order}" if order else "reconciled")
+        elif self.status(call_id) is not CallStatus.OUTCOME_UNKNOWN:
+            self._move(call_id, CallStatus.RUNNING)
+            self.show(call_id, name, CallStatus.OUTCOME_UNKNOWN, error_summary(content))
 
     def _ran(self, call_id: str, name: str, ok: bool, detail: str) -> None:
         """A call that ran ended: through `running`, never `args_ready → failed` (that means bad arguments)."""

@@ -17,7 +17,9 @@ The server (`sitewalk_agent.review`) pauses each gated tool call with its own in
   server could not be reached) is `outcome_unknown`, never failed or succeeded, until `reconcile`
   reads the thread's state: a ToolMessage for the call settles it (succeeded or failed); the
   interrupt still pending means the decision never landed (review it again); otherwise it stays
-  unknown and is not retried (the work-order store is the other place to look, by idempotency key).
+  unknown and is not retried. A tool message that says the server's own request timed out
+  (`outcome_unknown` envelope) settles nothing: the server reconciles it from the work-order
+  database by idempotency key (`call_outcomes` in the state, `sitewalk_agent.outcomes`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Literal, Protocol
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError
 from ..calls.lifecycle import CallStatus
+from ..contracts.envelope import is_outcome_unknown
 from .loop import RunLoop
 from .thread import Thread
 from .view import View
@@ -118,14 +121,20 @@ def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str,
 
 
 def reconcile(call_ids: Mapping[str, str], state: Mapping[str, Any]) -> dict[str, str]:
-    """tool_call_id -> succeeded | failed (a ToolMessage), review_required (still pending), or outcome_unknown."""
+    """tool_call_id -> succeeded | failed (a ToolMessage), review_required (still pending), or outcome_unknown
+    (no ToolMessage, or one saying the server's own request got no answer and `call_outcomes` not settling it)."""
     values = state.get("values") or {}
     answered = {str(m.get("tool_call_id")): m for m in values.get("messages") or []
                 if isinstance(m, dict) and m.get("type") == "tool"}
     waiting = {r.tool_call_id for r in pending_reviews(state)}
     out: dict[str, str] = {}
+    reconciled = values.get("call_outcomes") or {}
     for call_id in call_ids:
-        if call_id in answered:
+        if call_id in answered and is_outcome_unknown(answered[call_id].get("content")):
+            # the server's request went out, its answer never came: known once reconciled by key
+            found = (reconciled.get(call_id) or {}).get("status")
+            out[call_id] = found if found in (CallStatus.SUCCEEDED, CallStatus.FAILED) else OUTCOME_UNKNOWN
+        elif call_id in answered:
             out[call_id] = CallStatus.FAILED if answered[call_id].get("status") == "error" else CallStatus.SUCCEEDED
         else:
             out[call_id] = CallStatus.REVIEW_REQUIRED if call_id in waiting else OUTCOME_UNKNOWN

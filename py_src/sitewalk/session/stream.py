@@ -105,7 +105,7 @@ class RunStream:
     def show_state(self, state: ThreadState) -> None:
         """How the calls ended and the screen on record, from a state read from the server."""
         values = state.get("values") or {}
-        self.calls.settle(values.get("messages") or [])
+        self.calls.settle(values.get("messages") or [], values.get("call_outcomes"))
         self.screen.server_spec(values.get("ui_spec"))
 
     def _show(self, part: StreamPart, assembler: RunAssembler, streamed: Streamed) -> None:
@@ -115,7 +115,7 @@ class RunStream:
                 self._change(change)
         elif kind == "values" and isinstance(part.data, dict):
             streamed.values = part.data
-            self.calls.settle(part.data.get("messages") or [])
+            self.calls.settle(part.data.get("messages") or [], part.data.get("call_outcomes"))
             self.screen.server_spec(part.data.get("ui_spec"))
         elif kind == "updates" and isinstance(part.data, dict):
             streamed.interrupts.extend(part.data.get("__interrupt__") or [])
