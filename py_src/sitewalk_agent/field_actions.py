@@ -33,11 +33,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_config
-from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
@@ -219,17 +219,18 @@ class FieldActionsMiddleware(AgentMiddleware[OutcomeState]):
         super().__init__()
         self.tools = field_tools()
 
-    async def abefore_model(self, state: OutcomeState, runtime: Runtime) -> dict[str, Any] | None:
-        if not unresolved(state):
-            return None
-        known = await reconcile(state, runtime.store, get_config())
-        return {"call_outcomes": known} if known else None
-
-    async def awrap_model_call(self, request: ModelRequest,
-                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
-        note = outcomes_note(request.state)
-        if note is None:
-            return await handler(request)
-        system = request.system_message
-        text = f"{system.content}\n\n{note}" if system is not None and isinstance(system.content, str) else note
-        return await handler(request.override(system_message=SystemMessage(content=text)))
+    async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+                               ) -> ModelResponse | ExtendedModelResponse:
+        """Reconcile the unknown calls, tell the model where they stand, and record what was found. Done here,
+        not in a node of its own, so a thread's steps (the timeline) are the same with or without it."""
+        state: dict[str, Any] = dict(request.state)
+        known = await reconcile(state, request.runtime.store, get_config()) if unresolved(state) else {}
+        note = outcomes_note({**state, "call_outcomes": {**(state.get("call_outcomes") or {}), **known}})
+        if note is not None:
+            system = request.system_message
+            text = f"{system.content}\n\n{note}" if system is not None and isinstance(system.content, str) else note
+            request = request.override(system_message=SystemMessage(content=text))
+        response = await handler(request)
+        if not known:
+            return response
+        return ExtendedModelResponse(model_response=response, command=Command(update={"call_outcomes": known}))

@@ -10,8 +10,8 @@ call says `outcome_unknown`, and the thread's state keeps it in `call_outcomes`:
 
 Reconciliation looks the order up in the work-order database by that idempotency key, never guesses:
 
-- before every model call (`FieldActionsMiddleware.abefore_model`: right after the tool batch, and
-  at the start of every later run on the thread, e.g. the inspector's next message): found, the
+- before every model call (`FieldActionsMiddleware.awrap_model_call`: right after the tool batch,
+  and in every later run on the thread, e.g. on the inspector's next message): found, the
   entry becomes `{"status": "succeeded", "work_order", "reconciled_at", "how"}` and an audit
   record of kind `reconciliation` is appended; not found, it stays `outcome_unknown` (the request
   may still be in flight), and nothing is retried;
