@@ -28,14 +28,13 @@ sign-in, the inspector's name the device gave, marked `authenticated: false`.
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 from typing import Any
 
 from langgraph.config import get_config
 
-from sitewalk.contracts.workorders import mirror_of, work_orders_namespace
-from sitewalk_agent.audit.context import actor, owner_of
+from sitewalk_agent.audit.context import actor
+from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.workorders import WorkOrderError, WorkOrders, substance_of, work_order_key
 
 __all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "close_button", "expected_actions",
@@ -100,19 +99,12 @@ class ActionLedger:
         await self._store.aput(self._namespace, key, record)
 
     async def mirror(self, order: dict[str, Any], inspection_id: str | None) -> None:
-        """The order's key, id and status where the browser can read them (the Store); the order is
-        filed whatever happens here, so a failed write is logged, not raised."""
-        if self._store is None:
-            return
+        """The order's key, id and status where the browser can read them (`order_mirror`)."""
         try:
             config = get_config()
         except RuntimeError:  # outside a graph run (unit tests of answer_press)
             config = {}
-        try:
-            await self._store.aput(work_orders_namespace(owner_of(config)), order["key"],
-                                   mirror_of(order, inspection_id), index=False)
-        except Exception:  # noqa: BLE001 - the ticket system has the order; the preview then says "new"
-            logging.getLogger(__name__).exception("work order %s not mirrored into the store", order.get("id"))
+        await mirror_order(self._store, config, order, inspection_id)
 
 
 def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:

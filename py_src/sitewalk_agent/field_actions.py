@@ -9,7 +9,8 @@ server (they are not headless) and are gated by per-call review (`sitewalk_agent
   replay or a fork that reaches the same reviewed call, a retry) gets the ORIGINAL order back
   (`created: false`, `replayed: true`), and the database holds one row. The call waits at most
   `SITEWALK_WORKORDERS_TIMEOUT_MS`; past that its outcome is unknown and it is reconciled by key
-  before any retry (`sitewalk_agent.outcomes`).
+  before any retry (`sitewalk_agent.outcomes`). Filed or found, the order is mirrored into the Store
+  for the browser (`sitewalk_agent.order_mirror`), as the ConfirmButton's are.
 - The other systems are stood in for by the Agent Server's store:
   notifications `("sitewalk", "field", "notifications")`, key `notify:<inspection_id>:<sha of text>`;
   photo archive `("sitewalk", "field", "photo_archive")`, key `<inspection_id>:<photo_id>`;
@@ -43,6 +44,7 @@ from pydantic import BaseModel, Field
 
 from sitewalk.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
 from sitewalk_agent.headless import failure, tool_message
+from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.outcomes import (
     OutcomeState,
     order_timeout_s,
@@ -151,9 +153,10 @@ async def create_work_order(inspection_id: str, subject: str, runtime: ToolRunti
                                    f"{timeout:g} s: the order may or may not exist; it is looked up by its key "
                                    "before any retry", idempotency_key=key)
         return Command(update={"messages": [tool_message(call, envelope, False)],
-                               "call_outcomes": {call["id"]: unknown_entry(call["name"], key)}})
+                               "call_outcomes": {call["id"]: unknown_entry(call["name"], key, inspection_id)}})
     except (WorkOrderError, sqlite3.Error) as exc:  # the system refused or is broken: nothing was filed
         return _refused(call, ErrorCode.unavailable, f"the work-order system refused: {exc}")
+    await mirror_order(runtime.store, runtime.config, order, inspection_id)  # for the restore preview
     answer = _done(call, _order_result(order, created, inspection_id))
     if not unknown:
         return answer

@@ -6,7 +6,8 @@ the call is neither failed nor succeeded. It is recorded three ways: its tool me
 `outcome_unknown` envelope (`sitewalk.contracts.envelope.unknown_outcome`), the audit record of the
 call says `outcome_unknown`, and the thread's state keeps it in `call_outcomes`:
 
-    call_outcomes[tool_call_id] = {"status": "outcome_unknown", "tool", "idempotency_key", "since"}
+    call_outcomes[tool_call_id] = {"status": "outcome_unknown", "tool", "idempotency_key", "inspection_id",
+                                   "since"}
 
 Reconciliation looks the order up in the work-order database by that idempotency key, never guesses:
 
@@ -33,6 +34,7 @@ from langchain.agents.middleware import AgentState
 
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation
+from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.workorders import WorkOrders
 
 __all__ = ["NOTE_TITLE", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile", "settled",
@@ -63,8 +65,8 @@ def order_timeout_s() -> float:
     return min(max(ms, 10.0), 600_000.0) / 1000.0
 
 
-def unknown_entry(tool: str, key: str) -> dict[str, Any]:
-    return {"status": UNKNOWN, "tool": tool, "idempotency_key": key, "since": now()}
+def unknown_entry(tool: str, key: str, inspection_id: str | None = None) -> dict[str, Any]:
+    return {"status": UNKNOWN, "tool": tool, "idempotency_key": key, "inspection_id": inspection_id, "since": now()}
 
 
 def unresolved(state: Mapping[str, Any], key: str | None = None) -> dict[str, dict[str, Any]]:
@@ -99,6 +101,7 @@ async def reconcile(state: Mapping[str, Any], store: Any, config: Any,
         if order is None:
             continue  # maybe still in flight: it stays unknown, and nothing is retried here
         known[call_id] = settled(entry, order, "found in the work-order system by its idempotency key")
+        await mirror_order(store, config, order, entry.get("inspection_id") or state.get("inspection_id"))
         await record_reconciliation(store, config, state, call_id, known[call_id])
     return known
 

@@ -16,6 +16,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from sitewalk.contracts.envelope import is_outcome_unknown
+from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent import graph as G
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.field_actions import work_order_key
@@ -99,6 +100,7 @@ def test_a_timed_out_order_is_outcome_unknown_then_reconciled_by_key(workorders:
             "inspection-42", BOLT)
         assert state["call_outcomes"][call_id]["status"] == UNKNOWN
         assert "outcome unknown" in str(state["messages"][-1].content)
+        assert graph.store.search(work_orders_namespace()) == []  # nothing known, nothing mirrored
         [record] = [r for r in _audit(graph, "t-unknown") if r["tool_call_id"] == call_id and r["kind"] == "tool_call"]
         assert record["outcome"] == UNKNOWN
 
@@ -113,6 +115,9 @@ def test_a_timed_out_order_is_outcome_unknown_then_reconciled_by_key(workorders:
         assert (rec["tool_call_id"], rec["outcome"], rec["detail"]) == (call_id, "succeeded", row["id"])
         assert rec["idempotency_key"] == row["key"]
         assert len(workorders.orders()) == 1
+        mirrored = graph.store.get(work_orders_namespace(), row["key"])  # the browser's copy, once it is known
+        assert mirrored is not None and mirrored.value["id"] == row["id"]
+        assert mirrored.value["inspection_id"] == "inspection-42"
 
     asyncio.run(scenario())
 

@@ -14,6 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent import graph as G
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION, args_hash
@@ -106,6 +107,9 @@ def test_an_edited_call_runs_with_the_edited_args() -> None:
         assert made["subject"] == "Replace the east rail bolt" and made["priority"] == "urgent"
         assert made["key"] == work_order_key("inspection-42", "Replace the east rail bolt")
         assert made["thread_id"] == "t-edit" and made["checkpoint_id"]
+        mirrored = await graph.store.aget(work_orders_namespace(), made["key"])  # for the restore preview
+        assert mirrored is not None and (mirrored.value["id"], mirrored.value["inspection_id"]) == (
+            made["id"], "inspection-42")
 
     asyncio.run(scenario())
 
