@@ -27,7 +27,7 @@ from sitewalk_build.digests import sha256, sri
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
 from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST, PY_SRC, STAMP, WEB
-from sitewalk_build.policy import csp, origin, scan_dist
+from sitewalk_build.policy import connect_sources, csp, origin, scan_dist
 from sitewalk_build.precompile import Job, precompile_archives
 from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
 from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel
@@ -199,7 +199,9 @@ def describe_boot(site: Site) -> None:
         },
         "entry": site.app.get("entry", "sitewalk.app"),
     }
-    config = json.dumps({"agentServerUrl": site.server_url}, indent=1) + "\n"
+    # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
+    config = json.dumps({"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)},
+                        indent=1) + "\n"
     (site.staging / "config.json").write_text(config)
 
 

@@ -30,6 +30,10 @@ XMLNS_RE = re.compile(r"""\bxmlns(?::\w+)?\s*=\s*["'][^"']*["']""")
 LOOPBACK_SOURCE_RE = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\]):\*$")
 CSP_META_RE = re.compile(r'http-equiv="Content-Security-Policy"\s+content="([^"]*)"')
 
+# The one Trusted Types policy the page may create: the app's HTML policy (py_src/sitewalk/bridge/dom.py,
+# named in sitewalk/ui/trusted.py; a unit test keeps the two names equal).
+TRUSTED_TYPES_POLICY = "sitewalk"
+
 
 def origin(url: str) -> str:
     """``scheme://host[:port]`` of an absolute http(s) URL; anything else is a BuildError."""
@@ -49,9 +53,10 @@ def connect_sources(server_url: str) -> list[str]:
 
     The agent server is build configuration (`--server`, written to config.json). A development
     build (its server on loopback) also allows loopback on any port, because `serve` and the tests
-    pick free ports; a deployed build allows exactly its server. A `?server=` outside this list is
-    refused by the browser (a CSP violation: the app reports the server as unreachable); to use
-    another server, build with `--server` naming it. No https-wildcard: a page that may talk to
+    pick free ports; a deployed build allows exactly its server. The list is written into
+    config.json too: a `?server=` outside it would be refused by the browser, and the app says so
+    (sitewalk/site_policy.py) rather than report the server unreachable; to use another server,
+    build with `--server` naming it. No https-wildcard: a page that may talk to
     any https origin can leak an inspection to any of them.
     """
     server = origin(server_url)
@@ -65,6 +70,10 @@ def csp(server_url: str) -> str:
     No inline script or style, no eval ('wasm-unsafe-eval' only, which
     WebAssembly needs), everything else from the site itself. connect-src is
     the one place that reaches beyond the site: see connect_sources.
+    Trusted Types are enforced (Chromium): a DOM sink that parses HTML or loads
+    script refuses a plain string, and only the app's own policy, which passes
+    nothing but its template output, may make the typed value. A CSP in a meta
+    tag may carry these directives (unlike frame-ancestors or sandbox).
     """
     connect = connect_sources(server_url)
     return "; ".join([
@@ -77,6 +86,8 @@ def csp(server_url: str) -> str:
         "object-src 'none'",
         "base-uri 'self'",
         "form-action 'self'",
+        "require-trusted-types-for 'script'",
+        f"trusted-types {TRUSTED_TYPES_POLICY}",
     ])
 
 
@@ -96,8 +107,10 @@ def _foreign_urls(rel: str, text: str, server_url: str, problems: list[str]) -> 
     """The URLs of one file that nothing allows."""
     urls = URL_RE.findall(text)
     if rel == "config.json":
-        if json.loads(text).get("agentServerUrl") == server_url:
-            return [u for u in urls if u != server_url]
+        config = json.loads(text)
+        if config.get("agentServerUrl") == server_url:
+            ok = {server_url} | (set(connect_sources(server_url)) & set(config.get("connectSrc") or ()))
+            return [u for u in urls if u not in ok]
         return urls
     if rel == "index.html":
         csp_meta = CSP_META_RE.search(text)

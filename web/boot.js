@@ -3,7 +3,9 @@
 // Contract with the Python app (py_src/sitewalk/app/__init__.py):
 //   boot.js puts the bundle's archive of pure packages on sys.path and loads
 //   the wheels of the lock (native code, the app's own package), then calls
-//       await sitewalk.app.main({"agentServerUrl": str, "baseUrl": str})
+//       await sitewalk.app.main({"agentServerUrl": str, "assistantId": str, "baseUrl": str,
+//                                "builtFor": str | None, "connectSrc": [str] | None,
+//                                "serviceWorkerUrl": str})
 //   main() renders into <main id="app">, calls window.sitewalkShell.showApp()
 //   when it likes (boot.js calls it after main returns otherwise), and must
 //   return once the first screen is interactive: it must not wait for the agent
@@ -15,18 +17,22 @@
 //       hideError()                   back to the app (or the boot screen)
 //       onRetry(fn) -> unsubscribe    Retry calls fn instead of reloading
 //       showApp()                     hide the boot screen, show #app
+//       adoptPolicy(policy)           the page's one Trusted Types policy, made by the app
+//                                     (bridge/dom.py); boot.js registers sw.js with it
 //   Timings (performance.now(), ms since navigation start) are recorded on
 //   window.__sitewalkBoot = {start, configRead, pyodideReady, packagesLoaded,
 //   appStarting, appStarted}; document.body.dataset.ready = "1" when interactive.
 
 const boot = (window.__sitewalkBoot = { start: performance.now() });
 const SITE = new URL("./", import.meta.url); // the site root, also under a sub-path
+const SERVICE_WORKER = new URL("sw.js", SITE);
 const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------- the shell
 const retryHandlers = new Set();
 let bootFailed = false;
 let creep = null;
+let trustedPolicy = null; // the page's one Trusted Types policy (see serviceWorkerScript)
 
 function stopCreep() {
   if (creep !== null) clearInterval(creep);
@@ -66,6 +72,9 @@ const shell = {
       retryHandlers.delete(keep);
       if (keep && typeof keep.destroy === "function") keep.destroy();
     };
+  },
+  adoptPolicy(policy) {
+    trustedPolicy = policy;
   },
   showApp() {
     stopCreep();
@@ -138,8 +147,11 @@ async function readConfig() {
   // How long a stream that has heartbeated may stay silent before it counts as dropped (seconds;
   // ?stall= for a quick test of a dead connection); the app's default when unset.
   const stall = Number(new URLSearchParams(location.search).get("stall")) || Number(cfg.streamStallSeconds) || null;
+  // builtFor and connectSrc: the server the site was built for and the CSP's connect-src, so the app
+  // can name a ?server= the browser would block instead of reporting it unreachable.
   return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, streamStallSeconds: stall,
-           baseUrl: SITE.href };
+           baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null,
+           connectSrc: Array.isArray(cfg.connectSrc) ? cfg.connectSrc : null };
 }
 
 function canonical(name) {
@@ -277,6 +289,7 @@ async function start() {
   const pyConfig = pyodide.toPy({
     agentServerUrl: config.agentServerUrl, assistantId: config.assistantId, baseUrl: config.baseUrl,
     streamStallSeconds: config.streamStallSeconds,
+    builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
   });
   boot.appStarting = performance.now();
   try {
@@ -291,10 +304,26 @@ async function start() {
   document.body.dataset.ready = "1";
 }
 
+// The CSP enforces Trusted Types, and `register` takes a TrustedScriptURL. The page may make one
+// policy (its name is in the CSP): the app makes it and hands it over (adoptPolicy). When the app
+// never started (a failed boot), boot.js makes it under the same name, vouching for sw.js only.
+function serviceWorkerScript() {
+  if (!window.trustedTypes) return SERVICE_WORKER.href;
+  if (trustedPolicy === null) {
+    trustedPolicy = trustedTypes.createPolicy("sitewalk", {
+      createScriptURL(url) {
+        if (url !== SERVICE_WORKER.href) throw new TypeError(`Sitewalk's policy vouches for no script at ${url}`);
+        return url;
+      },
+    });
+  }
+  return trustedPolicy.createScriptURL(SERVICE_WORKER.href);
+}
+
 function registerServiceWorker() {
   if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker
-    .register(new URL("sw.js", SITE), { scope: SITE.pathname })
+  Promise.resolve()
+    .then(() => navigator.serviceWorker.register(serviceWorkerScript(), { scope: SITE.pathname }))
     .catch((err) => console.warn("Sitewalk: service worker not registered", err));
 }
 

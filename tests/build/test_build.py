@@ -105,9 +105,14 @@ def test_app_wheel_is_the_browser_package_only_with_its_data(dist):
 
 
 def test_config_default_and_override(dist, tmp_path):
-    assert json.loads((dist / "config.json").read_text()) == {"agentServerUrl": build.DEFAULT_SERVER_URL}
+    assert json.loads((dist / "config.json").read_text()) == {
+        "agentServerUrl": build.DEFAULT_SERVER_URL,
+        "connectSrc": ["'self'", build.DEFAULT_SERVER_URL, "http://127.0.0.1:*", "http://localhost:*"]}
     other = build.build(tmp_path / "dist", server_url="https://agent.example.test", quiet=True)
-    assert json.loads((other / "config.json").read_text())["agentServerUrl"] == "https://agent.example.test"
+    config = json.loads((other / "config.json").read_text())
+    assert config == {"agentServerUrl": "https://agent.example.test",
+                      "connectSrc": ["'self'", "https://agent.example.test"]}  # what the CSP allows, no more
+    assert "connect-src 'self' https://agent.example.test;" in (other / "index.html").read_text()
     # Reproducible: what Python runs is byte for byte the same in both builds.
     shipped = sorted(p.relative_to(dist).as_posix() for p in (dist / "wheels").iterdir())
     assert shipped == sorted(p.relative_to(other).as_posix() for p in (other / "wheels").iterdir())
@@ -123,6 +128,7 @@ def test_shell_is_relative_and_has_a_strict_csp(dist):
     assert "script-src 'self' 'wasm-unsafe-eval'" in html
     assert "unsafe-inline" not in html and "'unsafe-eval'" not in html
     assert "<script>" not in html  # no inline script
+    assert "require-trusted-types-for 'script'; trusted-types sitewalk\"" in html
     assert 'src="/' not in html and 'href="/' not in html  # relative URLs only (sub-path deploys)
 
 

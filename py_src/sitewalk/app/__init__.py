@@ -18,6 +18,7 @@ from ..headless.location import get_current_location
 from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..signin import SignIn
+from ..site_policy import ServerNotAllowed, check_server
 from ..ui.render import render_template
 from .audit_view import AuditView
 from .composer import Composer
@@ -37,6 +38,10 @@ async def main(config: Any) -> None:
     if hasattr(config, "to_py"):
         config = config.to_py()
     server_url = str(config["agentServerUrl"]).rstrip("/")
+    # The page's one Trusted Types policy is ours before anything else runs; it vouches for sw.js too.
+    dom.claim_policy(str(config.get("serviceWorkerUrl") or ""))
+    if not _server_allowed(server_url, config):
+        return
     client = AgentServerClient(server_url, stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
     signin = SignIn(client, storage.LocalStorageStore())
     signin.restore()  # a token this device kept for this server goes with every request from now on
@@ -247,6 +252,19 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
 
     registry.register("get_current_location", get_current_location(ask_location, locate), timeout_s=PROMPT_TIMEOUT_S)
     registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)
+
+
+def _server_allowed(server_url: str, config: dict[str, Any]) -> bool:
+    """False, with the error screen saying why, when the site's CSP would block the server (a `?server=`
+    the site was not built for): otherwise every request would fail as if the server were down."""
+    connect_src = config.get("connectSrc")
+    try:
+        check_server(server_url, None if connect_src is None else [str(s) for s in connect_src],
+                     str(config.get("builtFor") or ""), str(config.get("baseUrl") or ""))
+    except ServerNotAllowed as exc:
+        dom.show_error(str(exc), f"{type(exc).__name__}: {exc.detail}")
+        return False
+    return True
 
 
 async def _wait_for_server(client: AgentServerClient, server_url: str) -> None:

@@ -49,4 +49,4 @@ def show_waiting_messages(messages: list[Outgoing], why: str) -> None:
         return
     node.dataset.waiting = str(len(messages))
     node.hidden = not messages
-    node.innerHTML = render_template("outbox_messages.j2", messages=messages, why=why) if messages else ""
+    dom.set_html(node, render_template("outbox_messages.j2", messages=messages, why=why) if messages else "")

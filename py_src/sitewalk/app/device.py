@@ -10,24 +10,11 @@ import asyncio
 from typing import Any
 
 from ..bridge import dom, files, tasks
+from ..ui.render import render_template
 
 __all__ = ["RequestDialog"]
 
 DIALOG_ID = "sw-device-dialog"
-
-_MARKUP = """
-<h2 id="sw-device-dialog-title"></h2>
-<p id="sw-device-dialog-purpose" class="sw-dialog-purpose"></p>
-<p id="sw-device-dialog-note" class="sw-meta"></p>
-<div id="sw-device-dialog-file" hidden>
-  <label for="sw-device-file">Photo</label>
-  <input type="file" id="sw-device-file" accept="image/*">
-</div>
-<div class="sw-dialog-actions">
-  <button type="button" id="sw-device-decline" class="sw-button-secondary" autofocus>Decline</button>
-  <button type="button" id="sw-device-allow" class="sw-button">Allow</button>
-</div>
-"""
 
 
 class RequestDialog:
@@ -43,7 +30,7 @@ class RequestDialog:
             node.className = "sw-dialog"
             node.setAttribute("aria-labelledby", "sw-device-dialog-title")
             node.setAttribute("aria-describedby", "sw-device-dialog-purpose sw-device-dialog-note")
-            node.innerHTML = _MARKUP
+            dom.set_html(node, render_template("device_dialog.j2"))
             dom.append_to_body(node)
             tasks.on("sw-device-allow", "click", lambda _e: self._settle(True))
             tasks.on("sw-device-decline", "click", lambda _e: self._settle(False))

@@ -47,8 +47,8 @@ class QuestionCardsView:
     def _draw(self) -> None:
         node = self._container()
         node.hidden = not self.pending
-        node.innerHTML = render_template("question_cards.j2", questions=self.pending, refusals=self.refusals,
-                                         max_count=MAX_COUNT)
+        dom.set_html(node, render_template("question_cards.j2", questions=self.pending, refusals=self.refusals,
+                                           max_count=MAX_COUNT))
 
     async def _on_click(self, event: Any) -> None:
         button = dom.closest(event.target, "[data-question-answer]")

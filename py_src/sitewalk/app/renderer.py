@@ -3,10 +3,10 @@
 One node per element id, kept between specs. `show(spec)` only records the spec to show; at the
 next animation frame the renderer compares it with the spec on screen (`plan_update`), renders
 the dirty elements' shallow templates, fills their slots with the children's existing nodes and
-puts each top dirty node in place of its old one; the first screen is parsed whole, in one
-innerHTML. Several `show` calls within a frame make one DOM pass. Clicks are delegated: one
-listener on the screen container, `on_action(element_id, action, subject)` for a
-`[data-sw-action]` button.
+puts each top dirty node in place of its old one; the first screen is parsed whole, in one HTML
+write (`dom.set_html`, the page's one HTML sink). Several `show` calls within a frame make one DOM
+pass. Clicks are delegated: one listener on the screen container, `on_action(element_id, action,
+subject)` for a `[data-sw-action]` button.
 """
 
 from __future__ import annotations
@@ -65,10 +65,10 @@ class KeyedRenderer:
             self._apply(spec)
 
     def _first_render(self, spec: dict[str, Any]) -> None:
-        """The whole screen in one innerHTML, then its nodes indexed by id (an element shown in
+        """The whole screen in one HTML write, then its nodes indexed by id (an element shown in
         several places is keyed by its first node, the others are copies, as in `_apply`)."""
         container = dom.element(self.container_id)
-        container.innerHTML = render_spec(spec)
+        dom.set_html(container, render_spec(spec))
         self._nodes.clear()
         for node in container.querySelectorAll("[data-sw-id]"):
             self._nodes.setdefault(str(node.dataset.swId), node)
@@ -103,7 +103,7 @@ class KeyedRenderer:
         slots. An element in several places keeps its node once and gets copies elsewhere."""
         used: set[str] = set()
         for key in dirty:
-            self._template.innerHTML = shallow_html(key, elements[key])
+            dom.set_html(self._template, shallow_html(key, elements[key]))
             node = self._template.content.firstElementChild
             for slot in list(node.querySelectorAll(f"{SLOT_TAG}[data-sw-slot]")):
                 child = str(slot.dataset.swSlot)

@@ -49,7 +49,7 @@ class ReviewCardsView:
         node = self._container()
         cards = self.board.cards()
         node.hidden = not cards and not self.board.notices()
-        node.innerHTML = render_template("review_cards.j2", cards=cards, notices=self.board.notices())
+        dom.set_html(node, render_template("review_cards.j2", cards=cards, notices=self.board.notices()))
 
     async def _on_click(self, event: Any) -> None:
         button = dom.closest(event.target, "[data-review-action]")

@@ -100,7 +100,7 @@ class Sessions:
         app = dom.element("app")
         node = dom.ensure_element("sw-contract-mismatch", "section", "sw-contract-mismatch", "alert", app,
                                   app.firstChild)
-        node.innerHTML = render_template("contract_mismatch.j2", mismatches=self._mismatches)
+        dom.set_html(node, render_template("contract_mismatch.j2", mismatches=self._mismatches))
 
 
 def _show_outbox(waiting: int) -> None:

@@ -49,12 +49,12 @@ class StuckPanelView:
         node = self._node()
         node.hidden = self.run is None
         if self.run is None:
-            node.innerHTML = ""
+            dom.set_html(node, "")
             node.removeAttribute("data-run-id")
             return
         node.dataset.runId = self.run.run_id
         node.dataset.status = self.run.status
-        node.innerHTML = render_template("stuck_run.j2", run=self.run, refusal=self.refusal, busy=self.busy)
+        dom.set_html(node, render_template("stuck_run.j2", run=self.run, refusal=self.refusal, busy=self.busy))
 
     async def _on_click(self, event: Any) -> None:
         button = dom.closest(event.target, "[data-stuck-action]")

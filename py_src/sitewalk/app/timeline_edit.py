@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..timeline import InvalidEdit, RestorePreview, Step, UnknownCheckpoint
 from ..ui.render import render_template
+from ..ui.trusted import TemplateHtml
 
 if TYPE_CHECKING:
     from ..session.edits import StepEdits
@@ -26,7 +27,7 @@ __all__ = ["EDITS", "nested_details_html", "start_edit"]
 EDITS = ("ask-again", "change-answer", "change-result")
 
 
-def nested_details_html(step: Step) -> str:
+def nested_details_html(step: Step) -> TemplateHtml:
     """A site-walk step, read-only: the answers it held, the question it was about to ask, who and when."""
     interrupts = [f"{i.kind}: {i.question}" for i in step.facts.interrupts]
     return render_template("timeline_step.j2", step=step, messages=[], answers=list(step.facts.answers),

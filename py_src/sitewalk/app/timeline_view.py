@@ -18,6 +18,7 @@ from ..bridge import dom
 from ..spec.validate import validate_spec
 from ..timeline import RestorePreview, Step, TimelineError, TimelineShown
 from ..ui.render import render_spec, render_template
+from ..ui.trusted import TemplateHtml
 from .timeline_edit import EDITS, nested_details_html, start_edit
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def _text(message: dict[str, Any]) -> str:
     return (text[:400] + ("…" if len(text) > 400 else "")) + (f" [calls {calls}]" if calls else "")
 
 
-def details_html(step: Step, state: dict[str, Any]) -> str:
+def details_html(step: Step, state: dict[str, Any]) -> TemplateHtml:
     """A step, read-only: what the agent knew (messages, that moment's screen), what came next, who and when."""
     values = state.get("values") or {}
     messages = [{"type": m.get("type"), "who": _who(m), "text": _text(m)} for m in values.get("messages") or []]

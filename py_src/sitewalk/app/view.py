@@ -45,7 +45,7 @@ class DomView:
         node.dataset.state = state
         node.dataset.tool = name
         head = self._part(node, "span", "sw-tool-head", first=True)  # its arguments' node is left alone
-        head.innerHTML = render_template("tool_call.j2", name=name, state=state, detail=detail)
+        dom.set_html(head, render_template("tool_call.j2", name=name, state=state, detail=detail))
 
     def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
         """Only the new text goes into the call's argument node (a snapshot replaces it)."""

@@ -1,14 +1,18 @@
-"""The page: elements by id, nodes created and queried, the status line and the boot shell.
+"""The page: elements by id, nodes created and queried, HTML written, the status line, the boot shell.
 
 Every lookup that can find nothing returns None, never a JS null (see `values.is_none`).
+This is the only module that writes HTML into the page (`set_html`), through the app's one
+Trusted Types policy: the site's CSP makes the browser refuse any other HTML string.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import js
+from pyodide.ffi import create_proxy, to_js
 
+from ..ui.trusted import POLICY_NAME, PolicyGate, TemplateHtml
 from .values import or_none
 
 __all__ = [
@@ -20,6 +24,7 @@ __all__ = [
     "css_escape",
     "element",
     "ensure_element",
+    "claim_policy",
     "hide_error",
     "is_active",
     "mark_ready",
@@ -65,8 +70,39 @@ def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent
     return node
 
 
-def set_html(element_id: str, html: str) -> None:
-    element(element_id).innerHTML = html
+_gate = PolicyGate()
+_policy: list[Any] = []  # the page's one TrustedTypePolicy, once created ([None]: no Trusted Types here)
+
+
+def claim_policy(service_worker_url: str = "") -> Any:
+    """The page's one Trusted Types policy, created on first use (None where the browser has none).
+
+    Called at start-up, so the name is taken before anything else could create a policy by it, with
+    the service worker's URL: the policy goes to the boot shell, which registers the worker with it.
+    """
+    if not _policy:
+        _gate.script_urls = (service_worker_url,) if service_worker_url else ()
+        factory = or_none(getattr(js.window, "trustedTypes", None))
+        rules = {"createHTML": create_proxy(_gate.create_html),  # both live as long as the page
+                 "createScriptURL": create_proxy(_gate.create_script_url)}
+        policy = None if factory is None else factory.createPolicy(
+            POLICY_NAME, to_js(rules, dict_converter=js.Object.fromEntries))
+        _policy.append(policy)
+        if policy is not None:
+            shell().adoptPolicy(policy)  # harmless to hand out: the gate decides what it makes
+    return _policy[0]
+
+
+def set_html(target: Any, html: TemplateHtml | Literal[""]) -> None:
+    """Replace the content of an element (its id, or the node) with the app's own template output;
+    `""` empties it. Anything else is refused (`UntrustedHtml`) before the browser sees it."""
+    node = element(target) if isinstance(target, str) else target
+    if html == "":
+        node.replaceChildren()
+        return
+    with _gate.admit(html) as text:
+        policy = claim_policy()
+        node.innerHTML = text if policy is None else policy.createHTML(text)
 
 
 def css_escape(text: str) -> str:

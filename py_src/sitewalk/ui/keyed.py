@@ -20,7 +20,8 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..contracts.catalog import CATALOG
-from .render import REGISTRY, _env
+from .render import REGISTRY, render_template
+from .trusted import TemplateHtml
 
 __all__ = ["Plan", "SLOT_TAG", "plan_update", "shallow_html", "slot_html"]
 
@@ -31,12 +32,12 @@ def slot_html(child: str) -> Markup:
     return Markup(f'<{SLOT_TAG} data-sw-slot="{escape(child)}"></{SLOT_TAG}>')
 
 
-def shallow_html(key: str, element: dict[str, Any]) -> str:
+def shallow_html(key: str, element: dict[str, Any]) -> TemplateHtml:
     """One element's template with a slot per child; model data autoescaped, never marked safe."""
     kind = element["type"]
     props = CATALOG[kind].model_validate(element.get("props") or {})
     children = Markup("").join(slot_html(child) for child in element.get("children") or [])
-    return _env.get_template(REGISTRY[kind]).render(id=key, props=props, children=children)
+    return render_template(REGISTRY[kind], id=key, props=props, children=children)
 
 
 @dataclass

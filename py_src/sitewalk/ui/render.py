@@ -2,7 +2,8 @@
 
 Autoescape is on and nothing from the model is marked safe: only the rendered children
 (our own template output) are passed on as Markup. Every element is wrapped with its id in
-`data-sw-id`, so the DOM can be patched per element.
+`data-sw-id`, so the DOM can be patched per element. What comes out is `TemplateHtml`, the only
+HTML the page's Trusted Types policy lets into the DOM (`ui/trusted.py`, `bridge/dom.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from markupsafe import Markup
 
 from ..calls.lifecycle import LABELS
 from ..contracts.catalog import CATALOG
+from .trusted import TemplateHtml
 
 _TEMPLATES = Path(__file__).parent / "templates"
 
@@ -41,11 +43,12 @@ def render_element(key: str, elements: dict[str, Any]) -> Markup:
     return Markup(html)
 
 
-def render_spec(spec: dict[str, Any]) -> str:
+def render_spec(spec: dict[str, Any]) -> TemplateHtml:
     """HTML for a spec that `validate_spec` accepted."""
-    return str(render_element(spec["root"], spec["elements"]))
+    return TemplateHtml(render_element(spec["root"], spec["elements"]))
 
 
-def render_template(template: str, **context: Any) -> str:
-    """Render one of the app's own templates (the shell of the app view)."""
-    return _env.get_template(template).render(**context)
+def render_template(template: str, **context: Any) -> TemplateHtml:
+    """Render one of the app's own templates (autoescaped: data in `context` is escaped unless it is
+    itself template output)."""
+    return TemplateHtml(_env.get_template(template).render(**context))
