@@ -1,7 +1,7 @@
 """Browser benchmarks of the generative UI, in Chromium with Pyodide (run by `./sw bench`).
 
 - a 500-element spec: full render by the keyed renderer, and the baseline (jinja render of the
-  whole tree + one innerHTML);
+  whole tree + one innerHTML, through the page's Trusted Types policy as the app writes it);
 - one prop changed in that screen: DOM mutation records (MutationObserver) and time of the keyed
   update against a full re-render;
 - a 100 KB spec streamed in 20-byte fragments (SpecStream in Pyodide) against one json.loads and
@@ -36,6 +36,7 @@ SETUP = r'''
 import json, time
 import js
 from sitewalk.app.renderer import KeyedRenderer
+from sitewalk.bridge import dom
 from sitewalk.ui.render import render_spec
 from sitewalk.ui.spec_stream import SpecStream
 
@@ -73,7 +74,7 @@ def test_500_element_render_and_one_prop_changed(page):
     for _ in range(runs):
         out = json.loads(py(page, r'''
 spec = big_spec(500)
-t0 = now(); html = render_spec(spec); js.document.getElementById("sw-bench-full").innerHTML = html; t1 = now()
+t0 = now(); html = render_spec(spec); dom.set_html("sw-bench-full", html); t1 = now()
 r = KeyedRenderer("sw-bench-keyed"); r.show(spec); r.flush(); t2 = now()
 json.dumps([t1 - t0, t2 - t1, len(r._nodes)])
 '''))
@@ -93,7 +94,7 @@ json.dumps(t1 - t0)'''))
         keyed_records.append(records)
         page.evaluate(OBSERVE, "sw-bench-full")
         t = json.loads(py(page, '''
-t0 = now(); js.document.getElementById("sw-bench-full").innerHTML = render_spec(new); t1 = now()
+t0 = now(); dom.set_html("sw-bench-full", render_spec(new)); t1 = now()
 json.dumps(t1 - t0)'''))
         full_records.append(page.evaluate(RECORDS))
         full_times.append(t)
