@@ -40,9 +40,9 @@ from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_config
 from langgraph.types import Command
-from pydantic import BaseModel, Field
 
 from sitewalk.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
+from sitewalk.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
 from sitewalk_agent.headless import failure, tool_message
 from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.outcomes import (
@@ -60,22 +60,6 @@ __all__ = ["FIELD_TOOLS", "ORDER_RULE", "FieldActionsMiddleware", "field_tools",
 
 NAMESPACE = ("sitewalk", "field")
 ORDER_RULE = "archive_before_delete"
-
-
-class WorkOrderArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64, description="The inspection the order belongs to.")
-    subject: str = Field(min_length=1, max_length=200, description="What must be repaired, in a few words.")
-    priority: str = Field("normal", pattern="^(low|normal|high|urgent)$", description="low, normal, high or urgent.")
-
-
-class NotifyArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64)
-    message: str = Field(min_length=1, max_length=1000, description="What the site manager is told.")
-
-
-class PhotosArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64)
-    photo_ids: list[str] = Field(min_length=1, max_length=50, description="The photos concerned.")
 
 
 def work_order_key(inspection_id: str, subject: str) -> str:

@@ -1,6 +1,6 @@
 """The timeline's site-walk steps and value edits in the page: a walk step's details; ask the walk's next
 question again, change an answer, change what this device answered for a headless tool
-(`session.edits.StepEdits` does the work).
+(`session.edits.StepEdits` does the work); a review decision changed at a step goes to `app.decision_edit`.
 
 Each shows the restore preview first, with the input the value needs (yes/no, a number, the tool's result
 as JSON); nothing runs until the inspector confirms. A value that does not fit (`InvalidEdit`) brings the
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..timeline import InvalidEdit, RestorePreview, Step, UnknownCheckpoint
 from ..ui.render import render_template
 from ..ui.trusted import TemplateHtml
+from .decision_edit import DECISION_EDITS, start_decision
 
 if TYPE_CHECKING:
     from ..session.edits import StepEdits
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EDITS", "nested_details_html", "start_edit"]
 
-EDITS = ("ask-again", "change-answer", "change-result")
+EDITS = ("ask-again", "change-answer", "change-result", *DECISION_EDITS)
 
 
 def nested_details_html(step: Step) -> TemplateHtml:
@@ -34,9 +35,13 @@ def nested_details_html(step: Step) -> TemplateHtml:
                            screen_html="", revision=None, next=list(step.facts.next), interrupts=interrupts)
 
 
-async def start_edit(controls: TimelineControls, travel: TimeTravel, what: str, checkpoint: str) -> None:
+async def start_edit(controls: TimelineControls, travel: TimeTravel, what: str, checkpoint: str,
+                     button: object = None) -> None:
     from ..session.edits import StepEdits
 
+    if what in DECISION_EDITS:  # a review decision changed at a step (app/decision_edit.py)
+        await start_decision(controls, what, checkpoint, button)
+        return
     session = controls.session()
     if session is None or session.parts is None:
         return

@@ -127,7 +127,7 @@ class TimelineControls:
         elif what == "edit":
             await self._edit(travel, checkpoint, dom.attribute(button, "data-message-id") or "")
         elif what in EDITS:  # the site walk's steps, and a device's answers (app/timeline_edit.py)
-            await start_edit(self, travel, what, checkpoint)
+            await start_edit(self, travel, what, checkpoint, button)
         elif what == "confirm" and self.pending is not None:
             work, self.pending = self.pending, None
             edited = dom.element("sw-edit-text")  # read before the preview (and its form) goes away

@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Answer", "Interruption", "LastMessage", "StepFacts", "checkpoint_id", "facts_of", "stable_namespace"]
+__all__ = ["Answer", "Interruption", "LastMessage", "StepFacts", "checkpoint_id", "decision_of", "facts_of",
+           "stable_namespace"]
 
 TEXT_LIMIT = 80  # a step's title quotes at most this much of a message
+EDITED_NOTE = "Note: a human reviewer replaced this tool call"  # how LangChain's review starts an edited result
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,8 @@ class StepFacts:
     answers: tuple[Answer, ...] = ()  # a subgraph's answers so far (the site walk's questions)
     checkpoint_map: tuple[tuple[str, str], ...] = ()  # a subgraph checkpoint: where each graph level stood
     subgraphs: tuple[str, ...] = ()  # namespaces of subgraphs with their own history among the next tasks
+    results: tuple[tuple[str, str, str], ...] = ()  # the tool messages after the newest AI message:
+    # (tool, call id, decision): approved | edited | rejected, as the reviewer's decision shows in the message
 
     @property
     def interrupted(self) -> bool:
@@ -125,6 +129,7 @@ def facts_of(entry: Mapping[str, Any]) -> StepFacts:
         checkpoint_map=tuple((str(k), str(v)) for k, v in _map(checkpoint.get("checkpoint_map")).items())
         if namespace else (),
         subgraphs=_subgraphs(entry.get("tasks")),
+        results=_results(messages),
     )
 
 
@@ -143,6 +148,24 @@ def _subgraphs(tasks: Any) -> tuple[str, ...]:
         config = _map(task.get("checkpoint")) or _map(state.get("configurable")) or _map(state.get("checkpoint"))
         found.add(stable_namespace(str(config.get("checkpoint_ns") or "")))
     return tuple(sorted(ns for ns in found if ns))
+
+
+def decision_of(message: Mapping[str, Any]) -> str:
+    """The review decision a tool message shows: LangChain marks a rejection (`lc_data.decision`) and prefixes
+    the result of an edited call with a note; any other answer ran as the model asked (approved)."""
+    marked = _map(_map(message.get("additional_kwargs")).get("lc_data")).get("decision")
+    if marked == "reject":
+        return "rejected"
+    return "edited" if _text(message.get("content")).startswith(EDITED_NOTE) else "approved"
+
+
+def _results(messages: list[Any]) -> tuple[tuple[str, str, str], ...]:
+    tail: list[tuple[str, str, str]] = []
+    for message in reversed(messages):
+        if not isinstance(message, Mapping) or message.get("type") != "tool":
+            break
+        tail.append((str(message.get("name") or ""), str(message.get("tool_call_id") or ""), decision_of(message)))
+    return tuple(reversed(tail))
 
 
 def _answers(value: Any) -> tuple[Answer, ...]:

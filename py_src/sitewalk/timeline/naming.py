@@ -35,7 +35,7 @@ _DECLINED = {"permission_denied", "declined", "cancelled"}
 @dataclass(frozen=True, slots=True)
 class StepName:
     title: str
-    kind: str  # you | agent | device | screen | action | waiting | answer | internal
+    kind: str  # you | agent | device | screen | action | waiting | answer | decision | internal
     call_ids: tuple[str, ...] = ()  # tool call ids the step carries
     spec: str = ""  # the screen identity it carries ("rev 2 · call_…")
     editable: bool = False  # this device answered a headless tool here: the inspector may change the answer
@@ -59,6 +59,8 @@ def name_step(step: StepFacts, parent: StepFacts | None) -> StepName:
         return StepName(f"{changed.title} (changed)", "you", changed.call_ids)
     if step.interrupts:
         return _waiting(step.interrupts)
+    if parent is not None and last is not None and last.type == "tool" and _reviewed(step, parent):
+        return _decisions(step, parent)
     if parent is not None and step.action_count > parent.action_count and step.last_action:
         return _action(step)
     if parent is not None and step.spec_revision is not None and step.spec_revision != parent.spec_revision:
@@ -86,6 +88,19 @@ def _nested(step: StepFacts, parent: StepFacts | None) -> StepName:
     if asking:
         return StepName(f"Waiting for your answer: {asking}", "waiting")
     return StepName("Checked the walk", "internal")
+
+
+def _reviewed(step: StepFacts, parent: StepFacts) -> bool:
+    """The step answered calls its parent waited on for review: it carries the reviewer's decisions."""
+    waited = {i.tool_call_id for i in parent.interrupts if i.kind == "tool_approval"}
+    return any(call_id in waited for _, call_id, _ in step.results)
+
+
+def _decisions(step: StepFacts, parent: StepFacts) -> StepName:
+    waited = {i.tool_call_id for i in parent.interrupts if i.kind == "tool_approval"}
+    decided = [(name, call_id, decision) for name, call_id, decision in step.results if call_id in waited]
+    said = ", ".join(f"{name.replace('_', ' ')} {decision}" for name, _, decision in decided)
+    return StepName(f"Your decisions: {said}", "decision", tuple(call_id for _, call_id, _ in decided))
 
 
 def _spec(step: StepFacts) -> str:

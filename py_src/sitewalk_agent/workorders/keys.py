@@ -1,5 +1,6 @@
 """The business idempotency key of a work order: from the substance of the screen a ConfirmButton was
-confirmed on, or from the arguments of a reviewed `create_work_order` call.
+confirmed on, or from the arguments of a reviewed `create_work_order` call (that rule lives in
+`sitewalk.contracts.field_actions`, shared with the browser, and is re-exported here).
 
 See the package docstring for the rule. Pure: no I/O.
 """
@@ -8,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
+
+from sitewalk.contracts.field_actions import reviewed_order_key, reviewed_substance
 
 __all__ = ["reviewed_order_key", "reviewed_substance", "substance_of", "work_order_key"]
 
@@ -33,25 +35,3 @@ def work_order_key(substance: dict[str, Any]) -> str:
     canonical = json.dumps(substance, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]
     return f"work-order:{substance['inspection_id']}:{substance['subject']}:{substance['risk']}:{digest}"
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.casefold())
-
-
-def reviewed_substance(inspection_id: str, subject: str) -> dict[str, Any]:
-    """The substance of a reviewed order: the inspection and the subject, as words (case, spacing and
-    punctuation do not make another order; any script counts). The priority is not substance: asking
-    again for the same repair with another priority returns the order filed first."""
-    return {"inspection_id": inspection_id, "subject": " ".join(_words(subject)) or subject.strip()}
-
-
-def reviewed_order_key(substance: dict[str, Any]) -> str:
-    """`work-order:{inspection}:{subject slug}:{digest}`: the key of a reviewed `create_work_order`.
-
-    The slug is for people (at most 60 characters); the digest, over the whole substance, is what
-    tells two orders apart."""
-    canonical = json.dumps(substance, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]
-    slug = "-".join(_words(str(substance["subject"])))[:60].strip("-") or "order"
-    return f"work-order:{substance['inspection_id']}:{slug}:{digest}"

@@ -1,0 +1,63 @@
+"""The field actions' arguments and the reviewed work order's key rule: shared by the agent, which runs
+the tools (`sitewalk_agent.field_actions`), and the browser, which checks an edited decision against the
+same contract and says before a fork whether a changed decision reaches an order already filed.
+
+The key of a reviewed `create_work_order` comes from its *substance*: the inspection and the subject's
+words (case, spacing and punctuation do not make another order; any script counts). The priority is not
+substance: asking again for the same repair with another priority returns the order filed first.
+
+    key = "work-order:{inspection}:{subject slug}:{sha256(canonical substance)[:12]}"
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = ["FIELD_ARGS", "NotifyArgs", "PhotosArgs", "WorkOrderArgs", "reviewed_order_key", "reviewed_substance"]
+
+
+class WorkOrderArgs(BaseModel):
+    inspection_id: str = Field(min_length=1, max_length=64, description="The inspection the order belongs to.")
+    subject: str = Field(min_length=1, max_length=200, description="What must be repaired, in a few words.")
+    priority: str = Field("normal", pattern="^(low|normal|high|urgent)$", description="low, normal, high or urgent.")
+
+
+class NotifyArgs(BaseModel):
+    inspection_id: str = Field(min_length=1, max_length=64)
+    message: str = Field(min_length=1, max_length=1000, description="What the site manager is told.")
+
+
+class PhotosArgs(BaseModel):
+    inspection_id: str = Field(min_length=1, max_length=64)
+    photo_ids: list[str] = Field(min_length=1, max_length=50, description="The photos concerned.")
+
+
+FIELD_ARGS: dict[str, type[BaseModel]] = {"create_work_order": WorkOrderArgs, "notify_site_manager": NotifyArgs,
+                                          "archive_photos": PhotosArgs, "delete_photos": PhotosArgs}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def reviewed_substance(inspection_id: str, subject: str) -> dict[str, Any]:
+    """The substance of a reviewed order: the inspection and the subject, as words."""
+    return {"inspection_id": inspection_id, "subject": " ".join(_words(subject)) or subject.strip()}
+
+
+def reviewed_order_key(substance: dict[str, Any]) -> str:
+    """`work-order:{inspection}:{subject slug}:{digest}`: the key of a reviewed `create_work_order`.
+
+    The slug is for people (at most 60 characters); the digest, over the whole substance, is what
+    tells two orders apart."""
+    canonical = json.dumps(substance, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]
+    slug = "-".join(_words(str(substance["subject"])))[:60].strip("-") or "order"
+    return f"work-order:{substance['inspection_id']}:{slug}:{digest}"
