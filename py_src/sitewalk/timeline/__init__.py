@@ -10,6 +10,7 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 - `shown` is what the view draws (one branch, the switcher, a notice);
 - `preview` lists what a restore replaces and the external actions it would not undo;
 - `ahead` names the device tools a replay from a step will ask for, known before it starts;
+- `decisions` reads the review decisions a step carries, checks a changed one, says what it does to work orders;
 - `errors`: the typed refusals.
 """
 
