@@ -121,7 +121,8 @@ def test_a_decision_changed_to_reject_forks_and_the_old_branch_keeps_its_order(a
 
     # the old branch: its own steps, the bolt still approved with its order
     page.click("#sw-branches [data-live='0']")
-    page.locator("#sw-timeline .sw-step-open", has_text="create work order approved, create work order approved").wait_for()
+    old_title = "create work order approved, create work order approved"
+    page.locator("#sw-timeline .sw-step-open", has_text=old_title).wait_for()
     assert _result(_answer(_state(app, thread_id, old_head), BOLT))["work_order"] == bolt_order
     app.screenshot("decision-old-branch")
     page.click("#sw-branches [data-live='1']")
