@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..bridge import dom, tasks
+from ..bridge import dom
 from ..contracts.questions import MAX_COUNT
 from ..ui.render import render_template
+from .regions import CardRegion
 
 __all__ = ["QuestionCardsView"]
 
@@ -25,7 +26,7 @@ class QuestionCardsView:
         self.on_answer = on_answer
         self.pending: list[dict[str, Any]] = []
         self.refusals: dict[str, tuple[str, str]] = {}  # interrupt id -> (code, message), until drawn anew
-        self._listener: Any = None
+        self._region = CardRegion(CONTAINER, "sw-questions", self._on_click)
 
     def questions(self, pending: list[dict[str, Any]]) -> None:
         self.pending = pending
@@ -37,12 +38,7 @@ class QuestionCardsView:
         self._draw()
 
     def _container(self) -> Any:
-        calls = dom.element("sw-tool-calls")
-        node = dom.ensure_element(CONTAINER, "section", "sw-questions", "region", calls.parentNode, calls.nextSibling)
-        if self._listener is None:  # one delegated listener for every card's buttons
-            self._listener = tasks.handler(self._on_click)
-            node.addEventListener("click", self._listener)
-        return node
+        return self._region.node()
 
     def _draw(self) -> None:
         node = self._container()

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..bridge import dom, tasks
+from ..bridge import dom
 from ..session.review_board import ReviewBoard, SeenRevision
 from ..session.reviews import ReviewRefused
 from ..ui.render import render_template
+from .regions import CardRegion
 
 __all__ = ["ReviewCardsView"]
 
@@ -27,7 +28,7 @@ class ReviewCardsView:
     def __init__(self, on_submit: Submit) -> None:
         self.on_submit = on_submit
         self.board = ReviewBoard()
-        self._listener: Any = None
+        self._region = CardRegion(CONTAINER, "sw-reviews", self._on_click)
 
     def reviews(self, pending: list[dict[str, Any]]) -> None:
         self.board.show(pending)
@@ -38,12 +39,7 @@ class ReviewCardsView:
         self._draw()
 
     def _container(self) -> Any:
-        calls = dom.element("sw-tool-calls")
-        node = dom.ensure_element(CONTAINER, "section", "sw-reviews", "region", calls.parentNode, calls.nextSibling)
-        if self._listener is None:  # one delegated listener for every card's buttons
-            self._listener = tasks.handler(self._on_click)
-            node.addEventListener("click", self._listener)
-        return node
+        return self._region.node()
 
     def _draw(self) -> None:
         node = self._container()
