@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     HISTORY,
     INTERRUPT,
     OFFLINE,
@@ -14,17 +13,15 @@ from fake_agent_server import (
     STATE,
     THREAD_ID,
     FakeTransport,
-    RecordingView,
     counted_registry,
     finished_run,
     paused_run,
     sse,
     waiting_state,
 )
+from sessions_for_tests import session_on, thread_server
 
-from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.agentserver.errors import error_for_status
-from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.conversation import WAITING_FOR_ANSWER, WAITING_FOR_OTHER_RUN, WAITING_FOR_RUN
 
 CHECKPOINT: dict[str, Any] = {
@@ -45,16 +42,9 @@ class Outboxes:
 
 
 def server(*runs: Any, state: Any = IDLE) -> FakeTransport:
-    return (FakeTransport().on("POST", "/threads", (200, {"thread_id": THREAD_ID, "status": "idle", "metadata": {}}))
-            .on("POST", f"{RUNS}/stream", *runs)
+    return (thread_server(*runs)
             .on("GET", STATE, *(state if isinstance(state, list) else [state]))
             .on("POST", HISTORY, (200, [CHECKPOINT])))
-
-
-def session_on(fake: FakeTransport, registry: Any = None, **hooks: Any) -> tuple[InspectionSession, RecordingView]:
-    view = RecordingView()
-    registry = registry or counted_registry()[0]
-    return InspectionSession(AgentServerClient(BASE_URL, transport=fake), registry, view, Hooks(**hooks)), view
 
 
 def inputs(fake: FakeTransport) -> list[str]:

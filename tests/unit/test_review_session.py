@@ -8,25 +8,20 @@ import json
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     HISTORY,
     INTERRUPT,
     OFFLINE,
     RUNS,
     STATE,
-    THREAD_ID,
     FakeTransport,
     RecordingView,
-    counted_registry,
     sse,
     waiting_state,
 )
+from sessions_for_tests import no_wait, parts_on, resumes
 
-from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.contracts.envelope import unknown_outcome
-from sitewalk.screen_feed import ScreenFeed
-from sitewalk.session.cancel import Cancellation
-from sitewalk.session.parts import Hooks, ThreadParts
+from sitewalk.session.parts import ThreadParts
 from sitewalk.session.reviews import (
     OUTCOME_UNKNOWN,
     PendingReview,
@@ -37,7 +32,6 @@ from sitewalk.session.reviews import (
     reconcile,
     reject,
 )
-from sitewalk.session.thread import Thread
 
 
 def review(iid: str, call: str, subject: str, digest: str) -> dict[str, Any]:
@@ -71,23 +65,13 @@ def _card(interrupt: dict[str, Any]) -> PendingReview:
 
 
 def submit(fake: FakeTransport, decisions: dict[str, Any]) -> tuple[ReviewView, list[Any], ThreadParts]:
-    async def wait(attempt: int) -> None:
-        return None
-
     async def go() -> tuple[ReviewView, list[Any], ThreadParts]:
         view = ReviewView()
-        client = AgentServerClient(BASE_URL, transport=fake)
-        registry, _ = counted_registry()
-        parts = ThreadParts.build(client, Thread(THREAD_ID), registry, view, ScreenFeed(view), Cancellation(),
-                                  Hooks(wait_for_network=wait, review_cards=view))
+        parts = parts_on(fake, view, wait_for_network=no_wait, review_cards=view)
         refused = await parts.reviews.submit(decisions)
         return view, refused, parts
 
     return asyncio.run(go())
-
-
-def resumes(fake: FakeTransport) -> list[Any]:
-    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream")]
 
 
 def run_ends() -> str:

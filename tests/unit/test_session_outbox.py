@@ -6,24 +6,18 @@ import asyncio
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     INTERRUPT,
     OFFLINE,
     RUNS,
     STATE,
-    THREAD_ID,
     FakeTransport,
     RecordingView,
     finished_run,
     waiting_state,
 )
+from sessions_for_tests import resumes, stream_on
 
-from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.screen_feed import ScreenFeed
-from sitewalk.session.calls import CallBoard
 from sitewalk.session.outbox import Outbox
-from sitewalk.session.stream import RunStream
-from sitewalk.session.thread import Thread
 
 ANSWER = {"call_1": {"ok": True, "tool": "read_local_draft", "tool_call_id": "call_1", "result": {}}}
 OTHER = {"id": "int-2", "value": {"type": "tool", "tool_call": {"id": "call_2", "name": "get_current_location",
@@ -39,17 +33,11 @@ def deliver(fake: FakeTransport, resume: dict[str, Any]) -> tuple[list[int], lis
 
     async def go():
         view = RecordingView()
-        client = AgentServerClient(BASE_URL, transport=fake)
-        thread = Thread(THREAD_ID)
-        stream = RunStream(client, thread, view, ScreenFeed(view), CallBoard(view), wait)
-        await Outbox(client, thread, stream, wait, on_waiting=told.append).deliver(resume)
+        stream = stream_on(fake, view, wait)
+        await Outbox(stream.client, stream.thread, stream, wait, on_waiting=told.append).deliver(resume)
         return view
 
     return told, waits, asyncio.run(go())
-
-
-def resumes(fake: FakeTransport) -> list[Any]:
-    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream")]
 
 
 def test_an_answer_that_could_not_be_sent_waits_for_the_network_and_is_delivered_once():

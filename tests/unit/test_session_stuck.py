@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from fake_agent_server import (
-    BASE_URL,
     HISTORY,
     INTERRUPT,
     OFFLINE,
@@ -22,14 +21,13 @@ from fake_agent_server import (
     FakeTransport,
     RecordingView,
     Silence,
-    counted_registry,
     finished_run,
     sse,
     waiting_state,
 )
+from sessions_for_tests import no_wait, session_on, thread_server
 
-from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.session import Hooks, InspectionSession, StuckRefused
+from sitewalk.session import InspectionSession, StuckRefused
 from sitewalk.session.progress import StuckPolicy, StuckRun
 
 FAST = StuckPolicy(quiet_s=0.05, confirm_s=0.05, tick_s=0.01)
@@ -60,13 +58,8 @@ class RecordingPanel:
         return bool(self.shown) and self.shown[-1] is not None
 
 
-async def _no_wait(attempt: int) -> None:
-    pass
-
-
 def server(join: list[Any], *runs: Any, state: dict[str, Any] = MID_RUN) -> FakeTransport:
-    return (FakeTransport().on("POST", "/threads", (200, {"thread_id": THREAD_ID, "status": "idle", "metadata": {}}))
-            .on("POST", f"{RUNS}/stream", *runs)
+    return (thread_server(*runs)
             .on("GET", f"{RUNS}/r1/stream", join)
             .on("GET", f"{RUNS}/r1", RUNNING)
             .on("POST", f"{RUNS}/r1/cancel", (200, {"run_id": "r1", "status": "interrupted"}))
@@ -80,10 +73,8 @@ def overriding(fake: FakeTransport, method: str, path: str, *replies: Any) -> Fa
     return fake
 
 
-def session_on(fake: FakeTransport, panel: RecordingPanel, view: RecordingView | None = None) -> InspectionSession:
-    registry, _ = counted_registry()
-    hooks = Hooks(stuck_panel=panel, stuck_policy=FAST, wait_for_network=_no_wait)
-    return InspectionSession(AgentServerClient(BASE_URL, transport=fake), registry, view or RecordingView(), hooks)
+def stuck_session(fake: FakeTransport, panel: RecordingPanel, view: RecordingView | None = None) -> InspectionSession:
+    return session_on(fake, view=view, stuck_panel=panel, stuck_policy=FAST, wait_for_network=no_wait)[0]
 
 
 async def until(condition: Any, seconds: float = 5.0) -> None:
@@ -109,7 +100,7 @@ def drive(work: Awaitable[Any], then: Any) -> None:
 def test_a_silent_rejoined_run_the_server_keeps_running_is_shown_stuck_and_continue_runs_on_from_its_checkpoint():
     fake = server([Silence()], cut_run(), finished_run())
     panel, view = RecordingPanel(), RecordingView()
-    session = session_on(fake, panel, view)
+    session = stuck_session(fake, panel, view)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -131,7 +122,7 @@ def test_a_silent_rejoined_run_the_server_keeps_running_is_shown_stuck_and_conti
 def test_cancel_on_the_panel_cancels_the_run_on_the_server_and_starts_nothing():
     fake = server([Silence()], cut_run())
     panel, view = RecordingPanel(), RecordingView()
-    session = session_on(fake, panel, view)
+    session = stuck_session(fake, panel, view)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -148,7 +139,7 @@ def test_a_run_that_moves_again_hides_the_panel_and_needs_no_choice():
     rest = sse(("values", {"messages": [{"type": "ai", "id": "m1", "content": "Done."}]}, "3-0"))
     fake = server([silence, rest], cut_run())
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -169,7 +160,7 @@ def test_silence_on_a_stream_that_never_dropped_asks_the_server_nothing():
                 sse(("values", {"messages": []}, "2-0"))]
     fake = server([], thinking)
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
 
     async def then() -> None:
         await asyncio.sleep(20 * FAST.quiet_s)  # a model thinking for long on a live connection
@@ -184,7 +175,7 @@ def test_silence_on_a_stream_that_never_dropped_asks_the_server_nothing():
 def test_continue_refused_while_the_server_is_out_of_reach_keeps_the_run_stuck_and_may_be_tried_again():
     fake = overriding(server([Silence()], cut_run(), finished_run()), "POST", f"{RUNS}/r1/cancel", OFFLINE, (200, {}))
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -203,7 +194,7 @@ def test_a_stuck_run_found_on_reopen_whose_thread_waits_on_a_tool_is_answered_no
     fake = (server([Silence()], finished_run(), state=waiting)
             .on("GET", RUNS, (200, [{"run_id": "r1", "status": "running"}])))
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -217,7 +208,7 @@ def test_a_stuck_run_found_on_reopen_whose_thread_waits_on_a_tool_is_answered_no
 def test_a_silent_stream_whose_run_the_server_says_ended_is_left_and_the_state_read():
     fake = overriding(server([Silence()], cut_run()), "GET", f"{RUNS}/r1", (200, {"run_id": "r1", "status": "success"}))
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
     asyncio.run(asyncio.wait_for(session.start("inspection-42"), 5))
     assert panel.shown == [] and fake.sent("POST", f"{RUNS}/r1/cancel") == []
     assert len(fake.sent("GET", STATE)) >= 1  # the loop read the state to see what waits
@@ -226,7 +217,7 @@ def test_a_silent_stream_whose_run_the_server_says_ended_is_left_and_the_state_r
 def test_the_cancel_button_while_stuck_leaves_the_silent_stream():
     fake = server([Silence()], cut_run()).on("GET", RUNS, (200, [{"run_id": "r1", "status": "running"}]))
     panel = RecordingPanel()
-    session = session_on(fake, panel)
+    session = stuck_session(fake, panel)
 
     async def then() -> None:
         await until(lambda: panel.up)
@@ -238,7 +229,7 @@ def test_the_cancel_button_while_stuck_leaves_the_silent_stream():
 
 def test_a_choice_with_nothing_stuck_or_an_unknown_choice_is_refused_and_sends_nothing():
     fake = server([])
-    session = session_on(fake, RecordingPanel())
+    session = stuck_session(fake, RecordingPanel())
     for choice, code in (("continue", "not_stuck"), ("restart", "unknown_choice")):
         with pytest.raises(StuckRefused) as refused:
             session.resolve_stuck(choice)

@@ -1,0 +1,63 @@
+"""Sessions and their parts over the fake agent server (fake_agent_server.py), built one way for every test.
+
+    fake = thread_server(paused_run(), finished_run()).on("POST", HISTORY, (200, []))
+    session, view = session_on(fake, wait_for_network=no_wait)
+    assert resumes(fake) == [...]
+
+`thread_server` scripts only the thread's creation and its run streams: a test adds the routes it
+needs after them (the first matching route answers, so these two come first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, counted_registry
+
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.screen_feed import ScreenFeed
+from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session.calls import CallBoard
+from sitewalk.session.cancel import Cancellation
+from sitewalk.session.parts import ThreadParts
+from sitewalk.session.stream import RunStream
+from sitewalk.session.thread import Thread, WaitForNetwork
+
+NEW_THREAD = (200, {"thread_id": THREAD_ID, "status": "idle", "metadata": {}})
+
+
+async def no_wait(attempt: int) -> None:
+    """A `wait_for_network` that does not wait."""
+
+
+def client_on(fake: FakeTransport) -> AgentServerClient:
+    return AgentServerClient(BASE_URL, transport=fake)
+
+
+def thread_server(*runs: Any) -> FakeTransport:
+    """A server that creates thread t1 and answers its run streams with `runs`, in order."""
+    return FakeTransport().on("POST", "/threads", NEW_THREAD).on("POST", f"{RUNS}/stream", *runs)
+
+
+def session_on(fake: FakeTransport, registry: Any = None, view: RecordingView | None = None,
+               **hooks: Any) -> tuple[InspectionSession, RecordingView]:
+    """A session on `fake` (read_local_draft counted unless a registry is given) and the view it draws on."""
+    view = view or RecordingView()
+    registry = registry or counted_registry()[0]
+    return InspectionSession(client_on(fake), registry, view, Hooks(**hooks)), view
+
+
+def parts_on(fake: FakeTransport, view: RecordingView, **hooks: Any) -> ThreadParts:
+    """The parts of a session on thread t1 (no start: the thread exists), drawing on `view`."""
+    return ThreadParts.build(client_on(fake), Thread(THREAD_ID), counted_registry()[0], view, ScreenFeed(view),
+                             Cancellation(), Hooks(**hooks))
+
+
+def stream_on(fake: FakeTransport, view: RecordingView, wait: WaitForNetwork = no_wait) -> RunStream:
+    """The run stream of thread t1 on `fake`, drawing on `view`."""
+    return RunStream(client_on(fake), Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), wait)
+
+
+def resumes(fake: FakeTransport) -> list[Any]:
+    """What each run sent to `fake` resumed (runs from an input or a checkpoint resume nothing)."""
+    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream") if "command" in r.json]
