@@ -43,7 +43,7 @@ def session_on(fake: FakeTransport, registry: Any = None, view: RecordingView | 
                **hooks: Any) -> tuple[InspectionSession, RecordingView]:
     """A session on `fake` (read_local_draft counted unless a registry is given) and the view it draws on."""
     view = view or RecordingView()
-    registry = registry or counted_registry()[0]
+    registry = registry if registry is not None else counted_registry()[0]
     return InspectionSession(client_on(fake), registry, view, Hooks(**hooks)), view
 
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, fixture, sse
+from fake_agent_server import RUNS, FakeTransport, RecordingView, fixture, sse
+from sessions_for_tests import stream_on
 
-from sitewalk.agentserver import AgentServerClient
 from sitewalk.calls.assembly import CallAssembler
 from sitewalk.calls.lifecycle import CallStatus as S
-from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.calls import CallBoard
-from sitewalk.session.stream import RunStream
-from sitewalk.session.thread import Thread
 
 OK = {"ok": True, "result": {"site": "Pier 4"}}
 DENIED = {"ok": False, "error": {"code": "permission_denied", "message": "no"}}
@@ -82,12 +79,7 @@ def test_a_call_learned_late_from_the_state_shows_only_its_end():
 def _streamed(stream_text: str) -> RecordingView:
     fake = FakeTransport().on("POST", f"{RUNS}/stream", stream_text)
     view = RecordingView()
-    client = AgentServerClient(BASE_URL, transport=fake)
-
-    async def _no_wait(attempt: int) -> None:
-        pass
-
-    asyncio.run(RunStream(client, Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), _no_wait).run(input={}))
+    asyncio.run(stream_on(fake, view).run(input={}))
     return view
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from fake_agent_server import (
-    BASE_URL,
     CALL,
     HISTORY,
     INTERRUPT,
@@ -22,11 +21,10 @@ from fake_agent_server import (
     waiting_state,
 )
 from langchain_core.messages import HumanMessage
+from sessions_for_tests import client_on, session_on
 
-from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.contracts.envelope import ok_result
 from sitewalk.inspections import InspectionList, InspectionStatus, status_of_state, status_of_thread
-from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.restore import transcript
 
 SEARCH = "/threads/search"
@@ -46,7 +44,7 @@ def thread(n: int, status: str = "idle") -> dict[str, Any]:
 def test_the_list_pages_by_device_newest_first_and_stops_on_a_short_page():
     fake = FakeTransport().on("POST", SEARCH, (200, [thread(9), thread(8, "busy")]),
                               (200, [thread(8), thread(7, "interrupted")]), (200, [thread(6)]))
-    inspections = InspectionList(AgentServerClient(BASE_URL, transport=fake), "d1", page_size=2)
+    inspections = InspectionList(client_on(fake), "d1", page_size=2)
     first = asyncio.run(inspections.more())
     assert [(e.inspection_id, e.status) for e in first] == [("inspection-9", InspectionStatus.done),
                                                             ("inspection-8", InspectionStatus.running)]
@@ -141,7 +139,7 @@ def reopened(state: dict[str, Any], fake: FakeTransport | None = None) -> tuple[
     fake = fake or FakeTransport()
     fake.on("GET", STATE, (200, state)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, [CHECKPOINT]))
     view = TranscriptView()
-    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), registry, view, Hooks())
+    session, _ = session_on(fake, registry, view)
     asyncio.run(session.reopen(THREAD_ID))
     return view, fake, runs
 

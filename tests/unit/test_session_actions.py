@@ -6,25 +6,18 @@ import asyncio
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     HISTORY,
     OFFLINE,
     RUNS,
     STATE,
-    THREAD_ID,
     FakeTransport,
     RecordingView,
-    counted_registry,
     sse,
     waiting_state,
 )
+from sessions_for_tests import parts_on, resumes
 
-from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.actions import action_request
-from sitewalk.session.cancel import Cancellation
-from sitewalk.session.parts import Hooks, ThreadParts
-from sitewalk.session.thread import Thread
 
 IDENTITY = {"message_id": "m1", "tool_call_id": "call_ui", "revision": 1}
 WAITING = {"id": "int-ui", "value": {"type": "ui_action_request", "identity": IDENTITY,
@@ -48,23 +41,17 @@ def press(fake: FakeTransport, presses: int = 1) -> tuple[list[Any], RecordingVi
         waits.append(attempt)
 
     async def go():
-        client = AgentServerClient(BASE_URL, transport=fake)
-        parts = ThreadParts.build(client, Thread(THREAD_ID), counted_registry()[0], view, ScreenFeed(view),
-                                  Cancellation(), Hooks(wait_for_network=wait))
+        parts = parts_on(fake, view, wait_for_network=wait)
         return await asyncio.gather(*(parts.actions.act("confirm", "create_work_order") for _ in range(presses)))
 
     return asyncio.run(go()), view, waits
-
-
-def sent_actions(fake: FakeTransport) -> list[Any]:
-    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream")]
 
 
 def test_a_press_resumes_the_waiting_interrupt_and_its_outcome_shows_on_the_button_and_in_the_transcript():
     fake = (FakeTransport().on("GET", STATE, (200, waiting_state(WAITING)), (200, AFTER))
             .on("POST", f"{RUNS}/stream", ACTION_RUN))
     [result], view, _ = press(fake)
-    assert sent_actions(fake) == [{"int-ui": {"type": "ui_action", "action": "create_work_order",
+    assert resumes(fake) == [{"int-ui": {"type": "ui_action", "action": "create_work_order",
                                               "identity": IDENTITY, "element_id": "confirm", "idempotency_key": KEY}}]
     assert result["status"] == "done" and result["result"]["work_order"] == ORDER
     assert ("action_result", "confirm", "done") in view.events
@@ -76,7 +63,7 @@ def test_a_press_without_a_network_waits_for_it_and_is_sent_once():
     fake = (FakeTransport().on("GET", STATE, OFFLINE, (200, waiting_state(WAITING)), (200, AFTER))
             .on("POST", f"{RUNS}/stream", ACTION_RUN))
     [result], view, waits = press(fake)
-    assert result["status"] == "done" and len(sent_actions(fake)) == 1 and waits == [1]
+    assert result["status"] == "done" and len(resumes(fake)) == 1 and waits == [1]
     assert ("action_result", "confirm", "waiting") in view.events
     assert any("waiting for the network" in s for s in view.statuses())
 
@@ -87,7 +74,7 @@ def test_a_press_whose_reply_was_lost_shows_the_recorded_outcome_and_is_not_sent
             .on("GET", RUNS, (200, [{"run_id": "r5"}]))
             .on("GET", f"{RUNS}/r5/stream", ACTION_RUN))
     [result], view, _ = press(fake)
-    assert len(sent_actions(fake)) == 1  # not sent again: the state has the key's record
+    assert len(resumes(fake)) == 1  # not sent again: the state has the key's record
     assert result == {**DONE, "status": "done"} and ("action_result", "confirm", "done") in view.events
     assert view.texts["m5"] == f"Work order {ORDER} created."  # the run it started, followed
 
@@ -95,7 +82,7 @@ def test_a_press_whose_reply_was_lost_shows_the_recorded_outcome_and_is_not_sent
 def test_a_press_when_the_agent_does_not_wait_sends_nothing():
     fake = FakeTransport().on("GET", STATE, (200, waiting_state()))
     [result], view, _ = press(fake)
-    assert result is None and sent_actions(fake) == []
+    assert result is None and resumes(fake) == []
     assert "create_work_order: the agent is not waiting for a decision" in view.statuses()
 
 
@@ -103,7 +90,7 @@ def test_a_second_press_while_the_first_is_on_its_way_does_nothing():
     fake = (FakeTransport().on("GET", STATE, (200, waiting_state(WAITING)), (200, AFTER))
             .on("POST", f"{RUNS}/stream", ACTION_RUN))
     results, _, _ = press(fake, presses=2)
-    assert sorted(r is None for r in results) == [False, True] and len(sent_actions(fake)) == 1
+    assert sorted(r is None for r in results) == [False, True] and len(resumes(fake)) == 1
 
 
 def test_the_request_names_the_screen_shown_else_the_one_the_agent_waits_on():

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     HISTORY,
     INTERRUPT,
     RUNS,
@@ -19,11 +18,10 @@ from fake_agent_server import (
     paused_run,
     waiting_state,
 )
+from sessions_for_tests import resumes, session_on, thread_server
 
-from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore
 from sitewalk.headless.delivery import AnswerBook, AuditLog
-from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.loop import MAX_RESUMES
 
 CHECKPOINT: dict[str, Any] = {
@@ -32,17 +30,7 @@ CHECKPOINT: dict[str, Any] = {
 
 
 def server(*runs: Any) -> FakeTransport:
-    return (FakeTransport().on("POST", "/threads", (200, {"thread_id": THREAD_ID, "status": "idle", "metadata": {}}))
-            .on("POST", f"{RUNS}/stream", *runs)
-            .on("POST", HISTORY, (200, [CHECKPOINT])))
-
-
-def session_on(fake: FakeTransport, registry: Any, view: RecordingView, **hooks: Any) -> InspectionSession:
-    return InspectionSession(AgentServerClient(BASE_URL, transport=fake), registry, view, Hooks(**hooks))
-
-
-def resumes(fake: FakeTransport) -> list[Any]:
-    return [r.json["command"]["resume"] for r in fake.sent("POST", f"{RUNS}/stream") if "command" in r.json]
+    return thread_server(*runs).on("POST", HISTORY, (200, [CHECKPOINT]))
 
 
 def test_a_start_answers_the_tool_from_the_stream_resumes_once_and_shows_the_timeline():
@@ -50,7 +38,7 @@ def test_a_start_answers_the_tool_from_the_stream_resumes_once_and_shows_the_tim
     fake = server(paused_run(), finished_run())
     view = RecordingView()
     audit = MemoryStore()
-    session = session_on(fake, registry, view, audit=AuditLog(audit))
+    session, _ = session_on(fake, registry, view, audit=AuditLog(audit))
     asyncio.run(session.start("inspection-42", note="script: x"))
     start, _ = fake.sent("POST", f"{RUNS}/stream")
     assert start.json["input"]["messages"][0]["content"] == "Start inspection inspection-42\nscript: x"
@@ -76,7 +64,7 @@ def test_cancel_while_the_tool_runs_sends_no_answer_and_cancels_the_running_run(
             .on("GET", RUNS, (200, [{"run_id": "r1", "status": "running"}]))
             .on("POST", f"{RUNS}/r1/cancel", (200, None)))
     view = RecordingView()
-    session = session_on(fake, registry, view)
+    session, _ = session_on(fake, registry, view)
 
     async def go():
         run = asyncio.ensure_future(session.start("inspection-42"))
@@ -93,7 +81,7 @@ def test_cancel_while_the_tool_runs_sends_no_answer_and_cancels_the_running_run(
 
 def test_a_cancel_before_the_thread_exists_sends_nothing_to_the_server():
     fake = FakeTransport()
-    session = session_on(fake, counted_registry()[0], RecordingView())
+    session, _ = session_on(fake)
     asyncio.run(session.cancel())
     assert fake.requests == [] and session.cancelled
 
@@ -104,7 +92,7 @@ def test_a_rejoin_sends_the_answer_recorded_before_the_reload_without_running_th
     recorded = {"ok": True, "protocol": 1, "tool": "read_local_draft", "tool_call_id": "call_1",
                 "result": {"site": "Recorded"}}
     fake = server(finished_run()).on("GET", STATE, (200, waiting_state(INTERRUPT)), (200, waiting_state()))
-    session = session_on(fake, registry, RecordingView(), book=book)
+    session, _ = session_on(fake, registry, book=book)
 
     async def go():
         await book.record(THREAD_ID, "int-1", recorded)
@@ -119,5 +107,5 @@ def test_a_rejoin_sends_the_answer_recorded_before_the_reload_without_running_th
 def test_a_run_that_keeps_interrupting_is_resumed_at_most_max_resumes_times():
     registry, runs = counted_registry()
     fake = server(paused_run())  # every resume pauses on the same tool call again
-    asyncio.run(session_on(fake, registry, RecordingView()).start("inspection-42"))
+    asyncio.run(session_on(fake, registry)[0].start("inspection-42"))
     assert len(resumes(fake)) == MAX_RESUMES and len(runs) == 1  # the same call: its recorded envelope

@@ -6,11 +6,9 @@ import asyncio
 from typing import Any
 
 from fake_agent_server import (
-    BASE_URL,
     OFFLINE,
     RUNS,
     STATE,
-    THREAD_ID,
     FakeTransport,
     RecordingView,
     finished_run,
@@ -19,26 +17,14 @@ from fake_agent_server import (
     sse,
     waiting_state,
 )
+from sessions_for_tests import stream_on
 
-from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.screen_feed import ScreenFeed
-from sitewalk.session.calls import CallBoard
-from sitewalk.session.stream import RunStream, Streamed
-from sitewalk.session.thread import Thread
-
-
-async def _no_wait(attempt: int) -> None:
-    pass
-
-
-def stream_for(fake: FakeTransport, view: RecordingView) -> RunStream:
-    client = AgentServerClient(BASE_URL, transport=fake)
-    return RunStream(client, Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), _no_wait)
+from sitewalk.session.stream import Streamed
 
 
 def run_stream(fake: FakeTransport, **kwargs: Any) -> tuple[Streamed, RecordingView]:
     view = RecordingView()
-    return asyncio.run(stream_for(fake, view).run(**kwargs)), view
+    return asyncio.run(stream_on(fake, view).run(**kwargs)), view
 
 
 def test_a_recorded_run_shows_its_words_and_tool_call_and_keeps_the_interrupt_it_raised():
@@ -101,7 +87,7 @@ def test_following_the_latest_run_joins_it_from_its_start_and_settles_calls_from
             .on("GET", f"{RUNS}/r2/stream", finished_run())
             .on("GET", STATE, (200, waiting_state(values={"messages": [tool_message]}))))
     view = RecordingView()
-    streamed = asyncio.run(stream_for(fake, view).follow_latest())
+    streamed = asyncio.run(stream_on(fake, view).follow_latest())
     assert fake.sent("GET", RUNS)[0].query == "limit=1"
     assert "The draft says Pier 4." in view.texts.values()
     assert streamed.state() is None  # joined late: the state is read, not assumed
