@@ -18,7 +18,9 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   implement, then go on with the draft whatever it answered;
 - `bad-ui`: after the card, send a second screen that uses a component outside the catalog;
 - `locate`: first call `get_current_location` (its `timeout_ms` taken from a `timeout_ms=N` in the
-  message, 10000 otherwise), say where the device is or why not, then go on with the draft;
+  message, 10000 otherwise), say where the device is (or that the inspector typed the position, when the
+  result's `source` is manual) or why not, then go on with the draft; the card gets the position as a
+  finding ("Position typed by the inspector: …" or "Position from the device: … (±N m)");
 - `photo`: first call `attach_photo`, say what was attached or why not, then go on with the draft.
 - `slow-ui`: the draft's screen is a bigger one (`inspection_screen`: a Stack with the card, fields,
   a checklist and a ConfirmButton), its arguments streamed slowly (the graph paces them) so a
@@ -287,6 +289,9 @@ def _device_summary(tool: str, outcome: dict[str, Any]) -> str:
         what = "the position" if tool == "get_current_location" else "a photo"
         return f"I could not get {what} ({error.get('code', 'internal')}: {error.get('message', '')})."
     result = outcome.get("result") or {}
+    if tool == "get_current_location" and result.get("source") == "manual":
+        return (f"The inspector typed the position: {result.get('latitude')}, {result.get('longitude')} "
+                f"(typed by hand, accuracy unknown, {result.get('timestamp')}).")
     if tool == "get_current_location":
         return (f"The device is at {result.get('latitude')}, {result.get('longitude')} "
                 f"(±{result.get('accuracy_m')} m, {result.get('timestamp')}).")
@@ -484,10 +489,27 @@ def _after_draft(c: _Context) -> Turn:
                     f"{error.get('code', 'internal')} — {error.get('message', '')}")
     draft = dict(c.outcome.get("result") or {})
     draft.setdefault("inspection_id", c.inspection_id)
+    position = position_finding(c.messages)
+    if position:  # the position this inspection got goes on its card, saying how it was found
+        draft["findings"] = [*draft.get("findings", []), position][:50]
     if c.scenario == "patch-ui":
         return Turn(inline_text(f"Here is the screen for {c.inspection_id}.", patch_lines(inspection_screen(draft))))
     screen = inspection_screen(draft) if c.scenario in ("slow-ui", "confirm") else card_spec(draft)
     return Turn("", "render_ui", screen)
+
+
+def position_finding(messages: Sequence[BaseMessage]) -> str | None:
+    """The last position the device gave or the inspector typed, as a finding for the card."""
+    found = next((m for m in reversed(messages) if isinstance(m, ToolMessage) and m.name == "get_current_location"),
+                 None)
+    outcome = _outcome(found) if found is not None else {}
+    if not outcome.get("ok"):
+        return None
+    result = outcome.get("result") or {}
+    where = f"{result.get('latitude')}, {result.get('longitude')}"
+    if result.get("source") == "manual":
+        return f"Position typed by the inspector: {where}"
+    return f"Position from the device: {where} (±{result.get('accuracy_m')} m)"
 
 
 def _after_render(c: _Context) -> Turn:

@@ -15,7 +15,7 @@ if (!apiUrl) {
 const DRAFT = {
   inspection_id: "inspection-77", site: "Pier 9", inspector: "Noor", findings: ["rust on the rail"], risk: "medium",
 };
-const FIX = { latitude: 59.3293, longitude: 18.0686, accuracy_m: 12, timestamp: "2026-12-03T09:00:00.000Z" };
+const FIX = { latitude: 59.3293, longitude: 18.0686, accuracy_m: 12, timestamp: "2026-12-03T09:00:00.000Z", source: "device" };
 
 // Implementations registered the way the SDK takes them ({tool: {name}, execute}); the values
 // they return are sent as they are (the graph reads a bare result object as a success).

@@ -398,6 +398,30 @@ def test_scenario_locate_asks_for_the_position_first_then_reads_the_draft():
     assert third.tool == "read_local_draft" and "permission_denied" in third.text
 
 
+def test_scenario_locate_says_a_typed_position_was_typed_and_puts_it_on_the_card():
+    from sitewalk_agent.scripted_model import plan_turn
+
+    human = HumanMessage("Start inspection inspection-22 script: locate")
+    typed = {"latitude": -33.8688, "longitude": 151.2093, "accuracy_m": None,
+             "timestamp": "2026-12-02T10:00:00.000Z", "source": "manual"}
+    from sitewalk.contracts.tools import GET_CURRENT_LOCATION
+
+    GET_CURRENT_LOCATION.result.model_validate(typed)
+    found = ToolMessage(json.dumps(ok_result("get_current_location", "c1", typed)), tool_call_id="c1",
+                        name="get_current_location")
+    second = plan_turn([human, found])
+    assert second.tool == "read_local_draft"
+    assert "The inspector typed the position: -33.8688, 151.2093 (typed by hand, accuracy unknown" in second.text
+    draft_call = AIMessage("", tool_calls=[{"id": "c2", "name": "read_local_draft", "args": second.args}])
+    draft = ToolMessage(json.dumps(ok_result("read_local_draft", "c2", {**DRAFT, "inspection_id": "inspection-22"})),
+                        tool_call_id="c2", name="read_local_draft")
+    card = plan_turn([human, AIMessage("", tool_calls=[{"id": "c1", "name": "get_current_location", "args": {}}]),
+                      found, draft_call, draft])
+    assert card.tool == "render_ui"
+    findings = card.args["elements"]["card"]["props"]["findings"]
+    assert findings == ["crack", "Position typed by the inspector: -33.8688, 151.2093"]
+
+
 def test_scenario_photo_asks_for_a_photo_first_then_reads_the_draft():
     from sitewalk.contracts.tools import ATTACH_PHOTO
     from sitewalk_agent.scripted_model import plan_turn

@@ -30,7 +30,8 @@ from sitewalk_agent import (
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
-FIX = {"latitude": 59.3293, "longitude": 18.0686, "accuracy_m": 12.0, "timestamp": "2026-12-02T10:00:00.000Z"}
+FIX = {"latitude": 59.3293, "longitude": 18.0686, "accuracy_m": 12.0, "timestamp": "2026-12-02T10:00:00.000Z",
+       "source": "device"}
 
 
 class _Replies(GenericFakeChatModel):

@@ -132,3 +132,25 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
     ran = calls[edit.value["tool_call_id"]]  # the edited call ran with the edited args, after its decision
     assert (ran["review_status"], ran["args_revision"], ran["args_hash"]) == ("edited", 2, args_hash(edited))
     assert ran["seq"] > decisions[edit.id]["seq"]
+
+
+def test_a_typed_position_is_recorded_as_typed_on_the_server_and_on_the_device():
+    import json
+
+    from langchain_core.messages import ToolMessage
+
+    from sitewalk.contracts.envelope import ok_result
+    from sitewalk.headless.delivery import AuditLog
+    from sitewalk_agent.audit.record import tool_outcome
+
+    typed = ok_result("get_current_location", "c1", {"latitude": 1.5, "longitude": 2.5, "accuracy_m": None,
+                                                     "timestamp": "2026-12-02T10:00:00.000Z", "source": "manual"})
+    message = ToolMessage(json.dumps(typed), tool_call_id="c1", name="get_current_location",
+                          artifact={"answered_by": "browser"})
+    assert tool_outcome(message) == ("succeeded", "browser; source: manual")
+    draft = ToolMessage(json.dumps(ok_result("read_local_draft", "c2", {"site": "x"})), tool_call_id="c2",
+                        name="read_local_draft", artifact={"answered_by": "browser"})
+    assert tool_outcome(draft) == ("succeeded", "browser")  # a result without a source is as before
+    entry = AuditLog.entry("t1", typed, "2026-12-02T10:00:01Z")
+    assert entry["source"] == "manual" and "source" in entry["fields"]
+    assert "source" not in AuditLog.entry("t1", ok_result("read_local_draft", "c2", {}), "x")

@@ -59,3 +59,21 @@ def test_server_pydantic_is_the_browser_bundles_pydantic():
     wheels = pyproject["tool"]["sitewalk"]["bundle"]
     pinned = next(w["version"] for w in wheels["wheels"] if w["name"] == "pydantic")
     assert pydantic.VERSION == pinned
+
+
+def test_recorded_streams_carry_todays_contract_digests():
+    """The recorded interrupts name the contract each tool had when recorded: a changed contract must come
+    with the fixtures updated (the handshake would otherwise call them a mismatch)."""
+    import re
+    from pathlib import Path
+
+    from sitewalk.contracts.tools import TOOL_CONTRACTS
+
+    found = set()
+    for path in (Path(__file__).parent / "fixtures").glob("calls_parallel_*.sse"):
+        text = path.read_text()
+        for name, digest in re.findall(r'"name":"(\w+)","args":\{[^{}]*\}\},"contract":\{"protocol":"[^"]+",'
+                                       r'"digest":"([0-9a-f]{16})"', text):
+            assert digest == TOOL_CONTRACTS[name].digest, (path.name, name)
+            found.add(name)
+    assert found == {"read_local_draft", "get_current_location"}

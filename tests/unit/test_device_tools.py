@@ -54,7 +54,7 @@ def test_allowed_gives_coordinates_accuracy_and_time():
     envelope = run(registry(fakes).run(locate_call(timeout_ms=500)))
     assert envelope["ok"] is True
     assert envelope["result"] == {"latitude": 59.3293, "longitude": 18.0686, "accuracy_m": 12.5,
-                                  "timestamp": iso_from_epoch_ms(FIX["timestamp"])}
+                                  "timestamp": iso_from_epoch_ms(FIX["timestamp"]), "source": "device"}
     assert envelope["result"]["timestamp"].endswith("Z")
     assert fakes.asked == ["Record the site"] and fakes.located[0].timeout_ms == 500
 

@@ -15,8 +15,10 @@ from ..agentserver.stall import STALL_SECONDS
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.location import get_current_location
+from ..headless.manual_position import ManualPosition
 from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
+from ..headless.registry import ToolFailed
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
 from ..ui.render import render_template
@@ -230,16 +232,21 @@ PROMPT_TIMEOUT_S = 300.0
 
 
 def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog) -> None:
-    async def ask_location(purpose: str) -> bool:
-        allowed, _ = await dialog.ask(
+    async def ask_location(purpose: str) -> str:
+        return await dialog.choose(
             tool="get_current_location", title="Share this device's position?", purpose=purpose,
             note="Only the coordinates, their accuracy and the time of the fix are sent to the agent. "
                  "If you allow, your browser may ask you as well.",
-            allow="Allow", decline="Decline")
-        return allowed
+            allow="Allow", decline="Decline", alternative="Type the position")
 
     async def locate(args: Any) -> dict[str, Any]:
         return await geolocation.geolocate(args.timeout_ms, args.high_accuracy)
+
+    async def type_position(purpose: str, failure: ToolFailed | None) -> ManualPosition | None:
+        why = f"The device gave no position: {failure.message}." if failure is not None else ""
+        return await dialog.type_position(
+            title="Type the position?", purpose=purpose,
+            note=f"{why} You can type it instead, in decimal degrees; the agent is told it was typed.".strip())
 
     async def pick_photo(purpose: str) -> dict[str, Any] | None:
         allowed, file = await dialog.ask(
@@ -250,7 +257,8 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
             return None
         return await files.file_metadata(file, MAX_PHOTO_BYTES)
 
-    registry.register("get_current_location", get_current_location(ask_location, locate), timeout_s=PROMPT_TIMEOUT_S)
+    registry.register("get_current_location", get_current_location(ask_location, locate, type_position),
+                      timeout_s=PROMPT_TIMEOUT_S)
     registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_jsonable_python
@@ -156,19 +156,25 @@ class GetCurrentLocationArgs(BaseModel):
 
 class GetCurrentLocationResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    latitude: float = Field(ge=-90, le=90, description="WGS 84 degrees.")
-    longitude: float = Field(ge=-180, le=180, description="WGS 84 degrees.")
-    accuracy_m: float = Field(ge=0, description="Radius of 95 % confidence, in metres.")
-    timestamp: str = Field(max_length=40, description="ISO 8601 time of the fix (UTC).")
+    # allow_inf_nan=False: NaN passes ge/le checks, and a position must be a real number
+    latitude: float = Field(ge=-90, le=90, allow_inf_nan=False, description="WGS 84 degrees.")
+    longitude: float = Field(ge=-180, le=180, allow_inf_nan=False, description="WGS 84 degrees.")
+    accuracy_m: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+                                     description="Radius of 95 % confidence, in metres; null for a typed position.")
+    timestamp: str = Field(max_length=40, description="ISO 8601 time of the fix, or of the typing (UTC).")
+    source: Literal["device", "manual"] = Field(
+        description="device: the device's own fix; manual: typed by the inspector because the device gave none "
+                    "(no accuracy is known).")
 
 
 GET_CURRENT_LOCATION = ToolContract(
     name="get_current_location",
     description=(
-        "Get the device's current position (latitude, longitude, accuracy in metres, time of the fix). "
-        "Runs in the inspector's browser; the inspector is first shown the purpose and may decline. "
+        "Get the device's current position (latitude, longitude, accuracy in metres, time of the fix, source). "
+        "Runs in the inspector's browser; the inspector is first shown the purpose and may decline. When the "
+        "device gives no position the inspector may type it: source is then 'manual' and accuracy_m null. "
         "Fails with permission_denied (declined or blocked), timeout (no fix in time) or unavailable "
-        "(no position source)."
+        "(no position source) when nothing was typed either."
     ),
     args=GetCurrentLocationArgs,
     result=GetCurrentLocationResult,

@@ -150,7 +150,8 @@ class AuditLog:
 
     Each record (JSON text under `sitewalk:audit:<thread>:<tool_call_id>`) names the thread, the
     tool, the tool_call_id, whether it was a result or an error, the top-level result fields sent
-    and when. Local-only fields never appear: they were dropped before the envelope was built.
+    and when, and the result's `source` when it has one (a typed position is "manual").
+    Local-only fields never appear: they were dropped before the envelope was built.
     """
 
     PREFIX = "sitewalk:audit:"
@@ -167,9 +168,12 @@ class AuditLog:
         ok = envelope.get("ok") is True
         raw_result = envelope.get("result")
         result: dict[str, Any] = raw_result if ok and isinstance(raw_result, dict) else {}
-        return {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
-                "ok": ok, "fields": sorted(result) if ok else ["error"],
-                "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}
+        entry = {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
+                 "ok": ok, "fields": sorted(result) if ok else ["error"],
+                 "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}
+        if isinstance(result.get("source"), str):  # e.g. a position the inspector typed: "manual"
+            entry["source"] = result["source"]
+        return entry
 
     async def sent(self, thread_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
         entry = self.entry(thread_id, envelope, self._clock())

@@ -66,7 +66,7 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
     answered_by = (getattr(message, "artifact", None) or {}).get("answered_by") if isinstance(
         getattr(message, "artifact", None), dict) else None
     if getattr(message, "status", "success") != "error":
-        return "succeeded", answered_by
+        return "succeeded", _with_source(answered_by, message)
     if is_outcome_unknown(str(message.content)):  # the request went out, its answer never came
         return OUTCOME_UNKNOWN, answered_by
     try:
@@ -74,6 +74,19 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
     except (ValueError, AttributeError):
         code = None
     return f"failed:{code or 'error'}", answered_by
+
+
+def _with_source(answered_by: str | None, message: Any) -> str | None:
+    """A result that says where its data came from (a position the inspector typed: `source: manual`)
+    keeps that in the record's detail, so the trail shows what left the device was typed."""
+    try:
+        result = json.loads(str(message.content)).get("result")
+    except (ValueError, AttributeError):
+        return answered_by
+    source = result.get("source") if isinstance(result, dict) else None
+    if not isinstance(source, str):
+        return answered_by
+    return f"{answered_by or 'server'}; source: {source[:40]}"
 
 
 async def _decision_for(store: Any, config: Any, tool_call_id: Any) -> dict[str, Any] | None:
