@@ -160,13 +160,23 @@ def _purpose_dialog(app, inspection_id: str):
     return dialog
 
 
-def _located(app, inspection_id: str, note: str, answer: str):
+def _manual_dialog(app):
+    dialog = app.page.get_by_role("dialog", name="Type the position?")
+    dialog.wait_for(state="visible")
+    return dialog
+
+
+def _located(app, inspection_id: str, note: str, answer: str, manual: bool = False):
+    """Start `note`'s inspection and answer the purpose dialog; with `manual`, the device gave no position,
+    so the manual entry is offered and the inspector does not share one either ("Don't share")."""
     app.page.add_init_script(COUNT_GEOLOCATION)
     app.open()
     app.seed_idb(f"sitewalk:draft:{inspection_id}", json.dumps({**DRAFT, "inspection_id": inspection_id}))
     app.begin(inspection_id, note)
     dialog = _purpose_dialog(app, inspection_id)
     dialog.get_by_role("button", name=answer).click()
+    if manual:
+        _manual_dialog(app).get_by_role("button", name="Don't share").click()
     app.wait_finished(inspection_id)
     assert dialog.is_hidden()
     # whatever the position gave, the run goes on to the draft and its card
@@ -184,8 +194,9 @@ def test_location_granted_gives_coordinates_to_the_agent(app):
     assert "The device is at 59.3293, 18.0686 (±12.0 m" in transcript
 
 
-def test_location_denied_by_the_browser_is_permission_denied(app):
-    call, calls = _located(app, "inspection-72", "script: locate", "Allow")  # no grant: headless Chromium denies
+def test_location_denied_by_the_browser_and_not_typed_is_permission_denied(app):
+    # no grant: headless Chromium denies; the manual entry offered is declined too
+    call, calls = _located(app, "inspection-72", "script: locate", "Allow", manual=True)
     assert call.get_attribute("data-state") == "failed" and "permission_denied" in call.inner_text()
     assert calls == 1
     assert "could not get the position (permission_denied" in app.page.locator("#sw-transcript").inner_text()
@@ -202,7 +213,7 @@ def test_location_declined_in_the_purpose_dialog_never_calls_the_browser(app):
 
 def test_location_timeout_is_timeout(app):
     app.page.context.grant_permissions(["geolocation"])  # allowed, but no position source answers in time
-    call, calls = _located(app, "inspection-74", "script: locate timeout_ms=1", "Allow")
+    call, calls = _located(app, "inspection-74", "script: locate timeout_ms=1", "Allow", manual=True)
     assert call.get_attribute("data-state") == "failed" and "timeout" in call.inner_text()
     assert calls == 1  # the browser's API was asked, and its timeout is what the agent got
     assert "could not get the position (timeout" in app.page.locator("#sw-transcript").inner_text()
@@ -296,7 +307,7 @@ navigator.geolocation.getCurrentPosition = (ok, fail) =>
 def test_location_with_no_position_is_unavailable(app):
     app.page.add_init_script(NO_POSITION)
     app.page.context.grant_permissions(["geolocation"])
-    call, calls = _located(app, "inspection-76", "script: locate", "Allow")
+    call, calls = _located(app, "inspection-76", "script: locate", "Allow", manual=True)
     assert call.get_attribute("data-state") == "failed" and "unavailable" in call.inner_text()
     assert calls == 1
     assert "could not get the position (unavailable" in app.page.locator("#sw-transcript").inner_text()
