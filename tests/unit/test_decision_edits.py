@@ -15,7 +15,7 @@ from fake_agent_server import BASE_URL, FakeTransport, RecordingView, counted_re
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.cancel import Cancellation
-from sitewalk.session.decision_edits import DecisionEdits
+from sitewalk.session.decision_edits import DecisionEdits, DecisionNotReached
 from sitewalk.session.parts import Hooks, ThreadParts
 from sitewalk.session.thread import Thread
 from sitewalk.timeline import InvalidEdit, RunActive, TimelineTree, UnknownCheckpoint
@@ -219,3 +219,35 @@ def test_a_refused_change_sends_nothing(case):
     with pytest.raises(expected):
         _with_edits(fake, then)
     assert _writes(fake) == []
+
+
+def test_an_edited_call_is_read_with_the_args_it_ran_with():
+    step = _decided_step()
+    review, answered = ENTRIES[step.facts.parent_id], json.loads(json.dumps(ENTRIES[step.id]))
+    bolt = _by_subject(_reviewed(), BOLT)
+    ran = {**bolt.args, "subject": "Replace the east rail", "priority": "urgent"}
+    message = next(m for m in answered["values"]["messages"] if m.get("tool_call_id") == bolt.tool_call_id)
+    message["content"] = ("Note: a human reviewer replaced this tool call before it ran. The call recorded in your "
+                          "message is the one you produced, not the one that executed. This was intentional and "
+                          "authorized. Do not re-issue your original call. Executed instead: create_work_order with "
+                          f"arguments {json.dumps(ran)}.\n\nTool response:{message['content']}")
+    edited = _by_subject(reviewed_step(step.id, review, answered), BOLT)
+    assert edited.decided == "edited" and edited.ran_args == ran and edited.order_id == bolt.order_id
+    assert edited.args == bolt.args  # what the model asked, which an approval on the new branch runs
+
+
+def test_a_fork_that_does_not_ask_about_the_call_again_sends_no_decision():
+    bolt = _by_subject(_reviewed(), BOLT)
+    others = {**_review_state(renamed=True)}
+    others["interrupts"] = [i for i in others["interrupts"] if i["value"]["tool_call_id"] != bolt.tool_call_id]
+    others["tasks"] = [t for t in others["tasks"] if t["interrupts"][0] in others["interrupts"]]
+    fake = _fake()
+    fake.routes = [r for r in fake.routes if (r.method, r.path) != ("GET", STATE)]
+    fake.on("GET", STATE, (200, others))
+
+    async def then(edits):
+        await edits.change(_decided_step().id, bolt.tool_call_id, "approve")
+
+    with pytest.raises(DecisionNotReached):
+        _with_edits(fake, then)
+    assert [r.json.get("command") for r in fake.sent("POST", f"{RUNS}/stream")] == [None]  # the fork's run only

@@ -165,10 +165,24 @@ def _call(interrupt: Mapping[str, Any], answer: Mapping[str, Any] | None) -> Rev
     args = dict(value.get("args") or {})
     decided = decision_of(answer) if answer is not None else "pending"
     result = _result(answer)
-    ran = {k: result[k] for k in args if k in result} if decided == "edited" else {}
+    ran = _executed(answer) if decided == "edited" else None
     return ReviewedCall(str(interrupt.get("id")), str(value.get("tool_call_id")), str(value.get("name")), args,
-                        _allowed(interrupt), decided, {**args, **ran}, str(result.get("work_order") or ""),
-                        str(result.get("key") or ""))
+                        _allowed(interrupt), decided, ran if ran is not None else args,
+                        str(result.get("work_order") or ""), str(result.get("key") or ""))
+
+
+def _executed(answer: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The args an edited call ran with, as LangChain's note names them ("Executed instead: NAME with arguments
+    {...}.")."""
+    text = str((answer or {}).get("content") or "")
+    _, found, rest = text.partition(" with arguments ")
+    if not found:
+        return None
+    try:
+        args, _ = json.JSONDecoder().raw_decode(rest)
+    except ValueError:
+        return None
+    return dict(args) if isinstance(args, dict) else None
 
 
 def _allowed(interrupt: Mapping[str, Any]) -> tuple[str, ...]:
