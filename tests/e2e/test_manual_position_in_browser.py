@@ -66,6 +66,8 @@ def test_browser_denies_the_inspector_types_the_position_and_the_agent_shows_it_
     card = page.locator("#sw-screen [data-sw-id='card']").inner_text()
     assert "Position typed by the inspector: 59.3293, 18.0686" in card and "Pier 4, north berth" in card
 
+    # the inspector's timeline names the step for what happened
+    page.locator("#sw-timeline").get_by_text("Asked for your location: typed by you").wait_for()
     # what reached the agent says it was typed, with no accuracy
     thread_id = _thread(app)
     [message] = _located_messages(app, thread_id)

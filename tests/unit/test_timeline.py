@@ -102,6 +102,20 @@ def test_a_declined_location_is_named_so():
     assert name.title == "Asked for your location: declined" and name.kind == "device"
 
 
+def test_a_typed_location_is_named_so():
+    read = next(e for e in ALL if e["values"].get("messages", [{}])[-1].get("name") == "read_local_draft")
+    entry = copy.deepcopy(read)
+    parent = facts_of(next(e for e in ALL if e["checkpoint"]["checkpoint_id"]
+                           == entry["parent_checkpoint"]["checkpoint_id"]))
+    message = entry["values"]["messages"][-1]
+    message["name"] = "get_current_location"
+    result = {"latitude": 1.5, "longitude": 2.5, "accuracy_m": None, "timestamp": "t", "source": "manual"}
+    message["content"] = json.dumps({"ok": True, "result": result})
+    assert name_step(facts_of(entry), parent).title == "Asked for your location: typed by you"
+    message["content"] = json.dumps({"ok": True, "result": {**result, "source": "device", "accuracy_m": 5.0}})
+    assert name_step(facts_of(entry), parent).title == "Asked for your location"
+
+
 def test_facts_keep_no_values():
     facts = facts_of(ALL[5])
     assert not hasattr(facts, "values") and not hasattr(facts, "__dict__")  # slots: a few fields only

@@ -29,6 +29,7 @@ class LastMessage:
     tool_name: str = ""  # a tool message's tool
     tool_call_id: str = ""  # a tool message's call
     error_code: str = ""  # a tool message whose envelope failed (e.g. permission_denied)
+    source: str = ""  # a tool result's `source`, when it says one (a typed position: manual)
     calls: tuple[tuple[str, str], ...] = ()  # an AI message's tool calls: (name, id)
 
 
@@ -208,7 +209,19 @@ def _last_message(message: Any) -> LastMessage | None:
     return LastMessage(id=str(message.get("id") or ""), type=kind, text=_short(text),
                        tool_name=str(message.get("name") or "") if kind == "tool" else "",
                        tool_call_id=str(message.get("tool_call_id") or ""),
-                       error_code=_error_code(text) if kind == "tool" else "", calls=calls)
+                       error_code=_error_code(text) if kind == "tool" else "",
+                       source=_result_source(text) if kind == "tool" else "", calls=calls)
+
+
+def _result_source(text: str) -> str:
+    """A successful envelope's `result.source` ("manual": the inspector typed it), "" otherwise."""
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        return ""
+    result = envelope.get("result") if isinstance(envelope, dict) else None
+    source = result.get("source") if isinstance(result, Mapping) else None
+    return source if isinstance(source, str) else ""
 
 
 def _error_code(text: str) -> str:

@@ -138,6 +138,8 @@ def _message(last: LastMessage) -> StepName:
             return StepName(f"{done}: declined", "device", (last.tool_call_id,), editable=editable)
         if last.error_code:
             return StepName(f"{done}: failed ({last.error_code})", "device", (last.tool_call_id,), editable=editable)
+        if last.source == "manual":  # the device gave none: the inspector typed it
+            return StepName(f"{done}: typed by you", "device", (last.tool_call_id,), editable=editable)
         return StepName(done, "device", (last.tool_call_id,), editable=editable)
     if last.calls:
         plans = " and ".join(_TOOL_PLAN.get(name, f"call {name}") for name, _ in last.calls)
