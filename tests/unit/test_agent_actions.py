@@ -7,14 +7,10 @@ import asyncio
 import copy
 
 import pytest
-from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
+from graphs_for_tests import confirm_screen
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ok_result
 from sitewalk.spec.validate import validate_spec
-from sitewalk_agent import graph as G
 from sitewalk_agent.actions import authorize, close_button, expected_actions
 from sitewalk_agent.scripted_model import inspection_screen
 from sitewalk_agent.workorders import WorkOrders
@@ -47,13 +43,8 @@ def test_authorize_checks_identity_element_action_and_key(change, reason):
 
 async def confirmed_thread(thread_id="t-confirm"):
     """A graph (InMemorySaver, InMemoryStore) whose thread waits on the inspection screen's ConfirmButton."""
-    graph = G.build_graph()
-    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
     config = {"configurable": {"thread_id": thread_id}}
-    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42\nscript: confirm")]}, config)
-    [pending] = (await graph.aget_state(config)).interrupts
-    cid = pending.value["tool_call"]["id"]
-    await graph.ainvoke(Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, DRAFT)}}), config)
+    graph, _ = await confirm_screen(config, DRAFT)
     return graph, config
 
 

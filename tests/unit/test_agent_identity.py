@@ -8,15 +8,12 @@ import asyncio
 from typing import Any
 
 import pytest
-from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from graphs_for_tests import confirm_screen
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 from pydantic import BaseModel, ConfigDict
 
 from sitewalk.contracts.audit import HEAD_KEY, audit_namespace
-from sitewalk.contracts.envelope import ok_result
-from sitewalk_agent import graph as G
 from sitewalk_agent.audit.context import actor, owner_of
 from sitewalk_agent.whoami import graph as whoami
 from sitewalk_agent.workorders import WorkOrders
@@ -47,12 +44,7 @@ def configured(thread_id: str, **configurable: Any) -> dict[str, Any]:
 
 async def pressed_and_closed(config: dict[str, Any]) -> tuple[dict[str, Any], InMemoryStore]:
     """A confirm inspection whose work order is created, then closed, each press claiming to be Mallory."""
-    graph = G.build_graph()
-    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
-    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42\nscript: confirm")]}, config)
-    [pending] = (await graph.aget_state(config)).interrupts
-    cid = pending.value["tool_call"]["id"]
-    await graph.ainvoke(Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, DRAFT)}}), config)
+    graph, _ = await confirm_screen(config, DRAFT)
     for _ in range(2):  # create, then the close button the screen gets
         state = await graph.aget_state(config)
         [ask] = state.interrupts

@@ -5,13 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from graphs_for_tests import confirm_screen, in_memory_graph
 from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ok_result
-from sitewalk_agent import graph as G
 from sitewalk_agent.audit import FIELDS, HEAD_KEY, args_hash, audit_namespace, record_review_decision, verify_chain
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -26,12 +24,8 @@ def _records(items: list[tuple[str, dict]]) -> list[dict]:
 
 
 async def _confirmed_inspection(config: dict) -> tuple[Any, dict[str, Any], str]:
-    graph = G.build_graph()
-    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
-    await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42\nscript: confirm")]}, config)
-    [pending] = (await graph.aget_state(config)).interrupts
+    graph, pending = await confirm_screen(config, DRAFT)
     cid = pending.value["tool_call"]["id"]
-    await graph.ainvoke(Command(resume={pending.id: {cid: ok_result("read_local_draft", cid, DRAFT)}}), config)
     state = await graph.aget_state(config)
     [ask] = state.interrupts
     identity = state.values["ui_spec"]["identity"]
@@ -97,8 +91,7 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
     from sitewalk_agent.review import args_hash as review_hash
 
     async def go() -> tuple[Any, list[Any]]:
-        graph = G.build_graph()
-        graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
+        graph = in_memory_graph()
         config = {"configurable": {"thread_id": "t-decide", "inspector": "Bo"}}
         await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42 script: review")]}, config)
         pending = [i for i in (await graph.aget_state(config)).interrupts if i.value.get("type") == "tool_approval"]

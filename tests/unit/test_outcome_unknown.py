@@ -10,14 +10,12 @@ import time
 from typing import Any
 
 import pytest
+from graphs_for_tests import in_memory_graph
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from sitewalk.contracts.envelope import is_outcome_unknown
 from sitewalk.contracts.workorders import work_orders_namespace
-from sitewalk_agent import graph as G
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import UNKNOWN, order_timeout_s
@@ -33,12 +31,6 @@ def workorders(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> WorkOrders:
     monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "workorders.sqlite3"))
     monkeypatch.setenv("SITEWALK_WORKORDERS_TIMEOUT_MS", "150")
     return WorkOrders(tmp_path / "workorders.sqlite3")
-
-
-def _graph() -> Any:
-    graph = G.build_graph()
-    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
-    return graph
 
 
 def _decide(pending: list[Any]) -> dict[str, Any]:
@@ -89,7 +81,7 @@ def test_the_timeout_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_timed_out_order_is_outcome_unknown_then_reconciled_by_key(workorders: WorkOrders) -> None:
-    graph = _graph()
+    graph = in_memory_graph()
 
     async def scenario() -> None:
         config, call_id = await _timed_out(graph, "t-unknown", f"orders_latency_ms={LATENCY_MS}")
@@ -124,7 +116,7 @@ def test_a_timed_out_order_is_outcome_unknown_then_reconciled_by_key(workorders:
 
 def test_an_order_not_landed_yet_stays_unknown_and_is_not_retried(workorders: WorkOrders,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    graph = _graph()
+    graph = in_memory_graph()
     monkeypatch.setenv("SITEWALK_WORKORDERS_LATENCY_MS", "1500")
 
     async def scenario() -> None:
@@ -156,7 +148,7 @@ async def _retry(graph: Any, config: dict[str, Any], call_id: str) -> dict[str, 
 
 def test_a_retry_after_the_order_landed_reconciles_first_and_files_nothing(workorders: WorkOrders,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    graph = _graph()
+    graph = in_memory_graph()
     monkeypatch.setenv("SITEWALK_WORKORDERS_LATENCY_MS", str(LATENCY_MS))
 
     async def scenario() -> None:
@@ -174,7 +166,7 @@ def test_a_retry_after_the_order_landed_reconciles_first_and_files_nothing(worko
 
 def test_a_retry_before_the_late_request_lands_files_one_order(workorders: WorkOrders,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    graph = _graph()
+    graph = in_memory_graph()
     monkeypatch.setenv("SITEWALK_WORKORDERS_LATENCY_MS", "1200")
 
     async def scenario() -> None:

@@ -9,13 +9,11 @@ import json
 from typing import Any
 
 import pytest
+from graphs_for_tests import in_memory_graph
 from langchain_core.messages import HumanMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from sitewalk.contracts.workorders import work_orders_namespace
-from sitewalk_agent import graph as G
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION, args_hash
 from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
@@ -26,12 +24,6 @@ from sitewalk_agent.workorders import WorkOrders
 def workorders(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> WorkOrders:
     monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "workorders.sqlite3"))
     return WorkOrders(tmp_path / "workorders.sqlite3")
-
-
-def _graph() -> Any:
-    graph = G.build_graph()
-    graph.checkpointer, graph.store = InMemorySaver(), InMemoryStore()
-    return graph
 
 
 async def _start(graph: Any, script: str, thread: str) -> tuple[dict[str, Any], list[Any]]:
@@ -61,7 +53,7 @@ async def _orders(graph: Any) -> list[dict[str, Any]]:
 
 def test_two_calls_of_the_same_tool_are_distinct_interrupts() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-distinct")
         orders = [i for i in pending if i.value["name"] == "create_work_order"]
         assert len(pending) == 3 and len(orders) == 2
@@ -82,7 +74,7 @@ def test_two_calls_of_the_same_tool_are_distinct_interrupts() -> None:
 
 def test_an_unanswered_call_stays_pending_never_a_default_yes() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-unanswered")
         notice = next(i for i in pending if i.value["name"] == "notify_site_manager")
         others = {i.id: _approve(i) for i in pending if i is not notice}
@@ -96,7 +88,7 @@ def test_an_unanswered_call_stays_pending_never_a_default_yes() -> None:
 
 def test_an_edited_call_runs_with_the_edited_args() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-edit")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         edited = {**order.value["args"], "subject": "Replace the east rail bolt", "priority": "urgent"}
@@ -116,7 +108,7 @@ def test_an_edited_call_runs_with_the_edited_args() -> None:
 
 def test_a_rejection_reaches_the_model_and_nothing_runs() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-reject")
         decisions = {i.id: ({"type": "reject", "args_revision": 1, "args_hash": i.value["args_hash"],
                              "message": "not needed today"} if i.value["name"] == "notify_site_manager"
@@ -135,7 +127,7 @@ def test_a_rejection_reaches_the_model_and_nothing_runs() -> None:
 
 def test_delete_before_archive_is_refused_by_the_tool_whatever_the_order_of_answers() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "photos", "t-order")
         by_name = {i.value["name"]: i for i in pending}
         assert set(by_name) == {"archive_photos", "delete_photos"}
@@ -153,7 +145,7 @@ def test_delete_before_archive_is_refused_by_the_tool_whatever_the_order_of_answ
 
 def test_delete_after_archive_runs() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "photos", "t-order-ok")
         archive = next(i for i in pending if i.value["name"] == "archive_photos")
         await graph.ainvoke(Command(resume={archive.id: _approve(archive)}), config)
@@ -171,7 +163,7 @@ def test_delete_after_archive_runs() -> None:
 ])
 def test_a_stale_decision_is_refused_and_nothing_runs(stale: dict[str, Any]) -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-stale")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         with pytest.raises(Exception, match=STALE_REVISION):
@@ -186,7 +178,7 @@ def test_a_stale_decision_is_refused_and_nothing_runs(stale: dict[str, Any]) -> 
 
 def test_a_decided_interrupt_runs_nothing_again() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-decided")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
@@ -201,7 +193,7 @@ def test_a_decided_interrupt_runs_nothing_again() -> None:
 
 def test_a_replayed_work_order_is_not_created_twice() -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-replay")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
@@ -219,7 +211,7 @@ def test_a_replayed_work_order_is_not_created_twice() -> None:
 def test_a_replay_and_a_fork_that_reach_the_same_reviewed_call_return_the_original_order(
         workorders: WorkOrders) -> None:
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-travel")
         order = next(i for i in pending if i.value["args"].get("subject") == REVIEW_SUBJECTS[0])
         await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
@@ -257,7 +249,7 @@ def test_a_broken_work_order_system_is_a_typed_failure_and_nothing_is_filed(
     monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "not-a-db"))
 
     async def scenario() -> None:
-        graph = _graph()
+        graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-broken")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
