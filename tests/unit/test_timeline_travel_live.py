@@ -54,6 +54,19 @@ def _travel(agent_server, then, note=""):
     return asyncio.run(go())
 
 
+def _located_registry(store, ask, locate, permission):
+    """read_local_draft over `store`, and get_current_location asking with `ask` under `permission` (name -> state)."""
+
+    async def query(name):
+        return permission[name]
+
+    registry = HeadlessToolRegistry()
+    registry.register("read_local_draft", read_local_draft(store))
+    registry.register("get_current_location", get_current_location(ask, locate))
+    registry.permissions = DevicePermissions(query)
+    return registry
+
+
 async def _count(client, thread_id):
     return len(await client.threads.get_history(thread_id, limit=1000))
 
@@ -152,14 +165,8 @@ def test_a_replay_whose_device_tool_is_now_denied_is_refused_before_it_starts(ag
     async def locate(args):
         raise AssertionError("never reached: the inspector cancelled")
 
-    async def query(name):
-        return permission[name]
-
     async def go():
-        registry = HeadlessToolRegistry()
-        registry.register("read_local_draft", read_local_draft(store))
-        registry.register("get_current_location", get_current_location(cancel_instead, locate))
-        registry.permissions = DevicePermissions(query)
+        registry = _located_registry(store, cancel_instead, locate, permission)
         async with AgentServerClient(agent_server) as client:
             session = holder["session"] = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
@@ -198,14 +205,8 @@ def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(age
         located.append(args.purpose)
         return {"latitude": 1.0, "longitude": 2.0, "accuracy": 5.0, "timestamp": 1.7e12}
 
-    async def query(name):
-        return permission[name]
-
     async def go():
-        registry = HeadlessToolRegistry()
-        registry.register("read_local_draft", read_local_draft(store))
-        registry.register("get_current_location", get_current_location(allow, locate))
-        registry.permissions = DevicePermissions(query)
+        registry = _located_registry(store, allow, locate, permission)
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
