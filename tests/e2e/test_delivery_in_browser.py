@@ -116,15 +116,22 @@ navigator.geolocation.getCurrentPosition = (...args) => { window.__geoCalls += 1
 """
 
 
+def _asked_for_position(app, inspection_id: str, note: str = "script: locate", draft: bool = True):
+    """Start the inspection (its draft on the device unless `draft` is False) and return once the
+    position's purpose dialog shows: (the dialog, the thread's id)."""
+    if draft:
+        app.seed_idb(f"sitewalk:draft:{inspection_id}", json.dumps({**DRAFT, "inspection_id": inspection_id}))
+    app.begin(inspection_id, note)
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.wait_for(state="visible")
+    return dialog, json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+
+
 def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(app, agent_server):
     app.page.context.grant_permissions(["geolocation"])
     app.page.context.set_geolocation(PIER)
     app.open()
-    app.seed_idb("sitewalk:draft:inspection-83", json.dumps({**DRAFT, "inspection_id": "inspection-83"}))
-    app.begin("inspection-83", "script: locate")
-    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
-    dialog.wait_for(state="visible")
-    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    dialog, thread_id = _asked_for_position(app, "inspection-83")
     app.open()  # reload in the middle of the tool: nothing was answered yet
     dialog = app.page.get_by_role("dialog", name="Share this device's position?")
     dialog.wait_for(state="visible")  # rejoined: the pending call is run (asked) again, once
@@ -151,11 +158,7 @@ def test_offline_at_resume_time_waits_for_the_network_and_delivers_once(app, age
     app.page.context.grant_permissions(["geolocation"])
     app.page.context.set_geolocation(PIER)
     app.open()
-    app.seed_idb("sitewalk:draft:inspection-84", json.dumps({**DRAFT, "inspection_id": "inspection-84"}))
-    app.begin("inspection-84", "script: locate")
-    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
-    dialog.wait_for(state="visible")
-    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    dialog, thread_id = _asked_for_position(app, "inspection-84")
     app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     app.page.context.set_offline(True)
     try:
@@ -197,10 +200,7 @@ _ANSWER_KEYS = """() => new Promise((resolve, reject) => {
 def test_cancel_while_the_device_looks_for_a_position_ends_the_tool_as_cancelled(app, agent_server):
     app.page.context.grant_permissions(["geolocation"])  # allowed, but no position source answers
     app.open()
-    app.begin("inspection-85", "script: locate timeout_ms=30000")
-    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
-    dialog.wait_for(state="visible")
-    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    dialog, thread_id = _asked_for_position(app, "inspection-85", "script: locate timeout_ms=30000", draft=False)
     dialog.get_by_role("button", name="Allow").click()
     dialog.wait_for(state="hidden")
     call = app.tool_call("get_current_location")
@@ -231,11 +231,7 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     app.page.reload()  # now controlled by the worker, so an offline reload boots
     app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
     poll(app.page, "navigator.serviceWorker.controller !== null")
-    app.seed_idb("sitewalk:draft:inspection-86", json.dumps({**DRAFT, "inspection_id": "inspection-86"}))
-    app.begin("inspection-86", "script: locate")
-    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
-    dialog.wait_for(state="visible")
-    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    dialog, thread_id = _asked_for_position(app, "inspection-86")
     app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     app.page.context.set_offline(True)
     try:
