@@ -119,7 +119,9 @@ def test_a_decision_changed_to_reject_forks_and_the_old_branch_keeps_its_order(a
     assert len(orders) == 2 and {o["subject"] for o in orders} == {BOLT, DRAIN}  # nothing filed twice or undone
     assert next(o for o in orders if o["subject"] == BOLT)["status"] == "open"
 
-    # the old branch: its own steps, the bolt still approved with its order
+    # the switcher names each branch for its decisions; the old one: its own steps, the bolt still approved
+    expect(page.locator("#sw-branches [data-live='1']")).to_contain_text("create work order rejected")
+    expect(page.locator("#sw-branches [data-live='0']")).to_contain_text("create work order approved, create work")
     page.click("#sw-branches [data-live='0']")
     old_title = "create work order approved, create work order approved"
     page.locator("#sw-timeline .sw-step-open", has_text=old_title).wait_for()

@@ -139,7 +139,7 @@ class TimelineTree:
         hosts = self.nested.on_branch(path, resumed)
         fork_point = next((cid for cid in path[1:] if len(self._children.get(cid, [])) > 1), None)
         own = path[: path.index(fork_point)] if fork_point else path
-        said = [self._name(cid).title for cid in reversed(own) if self._name(cid).kind == "you"]
+        said = [self._name(cid).title for cid in reversed(own) if self._name(cid).kind in ("you", "decision")]
         # else the newest answer it holds (a fork between the site walk's questions may leave at the fork point)
         said = said or [step.name.title for cid in [*own, fork_point or ""] for f in hosts.get(cid, [])
                         if (step := self._nested_step(f, False)).name.kind == "answer"][:1]
