@@ -11,6 +11,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,6 +19,7 @@ from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
+from sitewalk.agentserver.schema import ThreadState
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 
 SKEWED = Path(__file__).resolve().parent / "skewed_agent"
@@ -51,6 +53,21 @@ def _run(coro):
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def _state(server_url: str, thread_id: str) -> ThreadState:
+    """The thread's state as the server has it now."""
+
+    async def read() -> ThreadState:
+        async with AgentServerClient(server_url) as client:
+            return await client.threads.get_state(thread_id)
+
+    return _run(read())
+
+
+def _located(state: ThreadState) -> list[Any]:
+    """The get_current_location tool messages in the thread."""
+    return [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
 
 
 def _banner(app):
@@ -88,10 +105,6 @@ def test_contract_mismatch_found_by_the_app_on_a_thread_another_client_started(p
                 pass
             return thread["thread_id"]
 
-    async def state_of(thread_id):
-        async with AgentServerClient(skewed_server) as client:
-            return await client.threads.get_state(thread_id)
-
     thread_id = _run(started_elsewhere())
     app = app_for(skewed_server)
     app.open()
@@ -101,7 +114,7 @@ def test_contract_mismatch_found_by_the_app_on_a_thread_another_client_started(p
     item = _banner(app).locator("li[data-tool='read_local_draft']")
     assert item.get_attribute("data-found-by") == "client"
     assert item.locator("code[data-digest='server']").inner_text() == _new_digest()
-    state = _run(state_of(thread_id))
+    state = _state(skewed_server, thread_id)
     [tool_message] = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     body = json.loads(tool_message["content"])
     assert body["error"]["code"] == "contract_mismatch" and body["error"]["detail"]["found_by"] == "client"
@@ -140,12 +153,8 @@ def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(ap
     app.wait_finished("inspection-83")
     assert app.tool_call("get_current_location").get_attribute("data-state") == "succeeded"
 
-    async def state_of():
-        async with AgentServerClient(agent_server) as client:
-            return await client.threads.get_state(thread_id)
-
-    state = _run(state_of())
-    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    state = _state(agent_server, thread_id)
+    located = _located(state)
     assert len(located) == 1 and json.loads(located[0]["content"])["ok"] is True
     record = json.loads(app.idb_get(f"sitewalk:answered:{thread_id}:{located[0]['tool_call_id']}"))
     assert record["envelope"]["result"]["latitude"] == pytest.approx(59.3293)
@@ -174,12 +183,8 @@ def test_offline_at_resume_time_waits_for_the_network_and_delivers_once(app, age
     assert outbox.is_hidden()
     assert json.loads(app.idb_get(key))["delivered"] is True
 
-    async def state_of():
-        async with AgentServerClient(agent_server) as client:
-            return await client.threads.get_state(thread_id)
-
-    state = _run(state_of())
-    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    state = _state(agent_server, thread_id)
+    located = _located(state)
     assert len(located) == 1 and json.loads(located[0]["content"])["ok"] is True
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
 
@@ -211,11 +216,7 @@ def test_cancel_while_the_device_looks_for_a_position_ends_the_tool_as_cancelled
     assert app.local_storage("sitewalk:current-thread") is None  # a reload does not rejoin it
     assert app.page.locator("#sw-cancel").is_hidden()
 
-    async def state_of():
-        async with AgentServerClient(agent_server) as client:
-            return await client.threads.get_state(thread_id)
-
-    state = _run(state_of())
+    state = _state(agent_server, thread_id)
     assert len(pending_interrupts(state)) == 1  # nothing was sent; the thread's history is intact
 
 
@@ -249,12 +250,8 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0
     assert app.tool_call("get_current_location").get_attribute("data-state") == "succeeded"
 
-    async def state_of():
-        async with AgentServerClient(agent_server) as client:
-            return await client.threads.get_state(thread_id)
-
-    state = _run(state_of())
-    located = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    state = _state(agent_server, thread_id)
+    located = _located(state)
     assert len(located) == 1 and json.loads(located[0]["content"])["result"]["latitude"] == pytest.approx(59.3293)
 
 
