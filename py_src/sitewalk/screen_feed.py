@@ -45,6 +45,16 @@ class ScreenView(Protocol):
 class ScreenFeed:
     def __init__(self, view: ScreenView) -> None:
         self.view = view
+        self._trailing: asyncio.TimerHandle | None = None  # a push due when a frame has passed
+        self.forget()
+
+    def forget(self) -> None:
+        """Forget every screen and message seen so far: the view is being drawn anew from a thread's state
+        (a time-travel run starts from an earlier step), so the new run's messages and screens are new here
+        (none dropped as already shown, none appended to an old message's words)."""
+        if self._trailing is not None:
+            self._trailing.cancel()
+            self._trailing = None
         self.live = LiveScreen()  # which spec owns the screen, and what of it can show
         self.spec_identity: dict[str, Any] | None = None  # the server's identity of the screen shown
         self._message_order: dict[str, int] = {}
@@ -55,7 +65,6 @@ class ScreenFeed:
         self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
         self._last_push = float("-inf")
-        self._trailing: asyncio.TimerHandle | None = None  # a push due when a frame has passed
 
     def call(self, call: ToolCallProgress) -> None:
         """A tool call's progress; render_ui's new argument fragments go to its own parser."""

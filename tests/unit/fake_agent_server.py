@@ -173,6 +173,10 @@ class RecordingView:
     def action_result(self, element_id: str, status: str) -> None:
         self.events.append(("action_result", element_id, status))
 
+    def clear_live(self) -> None:
+        self.events.append(("clear_live",))
+        self.texts.clear()
+
     def timeline(self, checkpoints: list[Any]) -> None:
         self.checkpoints = checkpoints
 
@@ -181,6 +185,39 @@ class RecordingView:
 
     def statuses(self) -> list[str]:
         return [e[1] for e in self.events if e[0] == "status"]
+
+
+class PageView(RecordingView):
+    """Keeps the transcript as the page does (one line per message id, in the order first drawn) and a log
+    of what was drawn when, so a test can tell the redraw came before the run's events."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: dict[str, tuple[str, str]] = {}
+        self.log: list[tuple[str, str]] = []
+        self.on_screen: dict[str, Any] | None = None
+
+    def user_text(self, message_id: str, text: str) -> None:
+        self.lines[message_id] = ("you", text)
+        self.log.append(("you", message_id))
+
+    def agent_text(self, message_id: str, text: str) -> None:
+        super().agent_text(message_id, text)
+        self.lines[message_id] = ("agent", text.strip())
+        self.log.append(("agent", message_id))
+
+    def screen(self, spec: dict[str, Any]) -> None:
+        super().screen(spec)
+        self.on_screen = spec
+
+    def clear_live(self) -> None:
+        super().clear_live()
+        self.lines.clear()
+        self.on_screen = None
+        self.log.append(("clear", ""))
+
+    def transcript(self) -> list[tuple[str, str]]:
+        return list(self.lines.values())
 
 
 # --- a thread waiting on one headless tool, as the server shows it ------------------------------

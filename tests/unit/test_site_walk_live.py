@@ -144,3 +144,34 @@ def test_values_change_at_a_step_and_a_value_that_does_not_fit_changes_nothing(a
     assert corrected["site"] == "Pier 5 (corrected)" and corrected["findings"] == ["Loose bolt"]
     assert branches[0] == "Read your draft (changed)"
     assert [q["question_id"] for q in asked] == ["handrail_secure"]  # the new branch walks the site anew
+
+
+def test_asking_again_between_the_questions_leaves_the_page_as_a_reopen_shows_it(agent_server):
+    """A run from the walk's own checkpoint redraws the page from the graph's step the walk ran from."""
+    from fake_agent_server import PageView
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(MemoryStore({draft_key("inspection-78"):
+                                                                           json.dumps(DRAFT)})))
+        cards, view = Cards(), PageView()
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick, question_cards=cards))
+            await session.start("inspection-78", note="script: site-walk")
+            await _answer_both(session, cards)
+            between = next(n for s in view.checkpoints.steps for n in s.nested if n.name.title.endswith("— yes"))
+            done = view.transcript()
+            await StepEdits(session.parts).ask_again(between.id)
+            await session.answer(cards.pending[0]["interrupt_id"], 7)
+            again = PageView()
+            await InspectionSession(client, registry, again, Hooks()).reopen(session.thread_id)
+            return done, view, again
+
+    done, view, again = asyncio.run(go())
+    assert view.transcript() == again.transcript()
+    assert view.on_screen == again.on_screen
+    assert "Corroded bolts: 7" in view.on_screen["elements"]["card"]["props"]["findings"]
+    said = [text for _, text in view.transcript()]
+    assert any("Corroded bolts: 3" in text for _, text in done)  # the old branch's summary, gone after
+    assert not any("Corroded bolts: 3" in text for text in said)
+    assert len([text for text in said if "Corroded bolts: 7" in text]) == 1

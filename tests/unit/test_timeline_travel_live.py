@@ -236,3 +236,40 @@ def test_the_restore_preview_names_the_work_order_the_ticket_system_filed(agent_
     row = WorkOrders(workorders_db).get(action.idempotency_key)
     assert row is not None and action.checked and action.order_id == row["id"]
     assert action.outcome == f"already created: {row['id']} — a replay returns it"
+
+
+def test_after_editing_an_earlier_message_the_page_shows_the_new_branch_as_a_reopen_does(agent_server):
+    """The old branch's later messages go from the transcript (a follow-up and its answer), the new run's
+    show once, and the transcript and screen are what reopening the thread shows."""
+    from fake_agent_server import PageView
+
+    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(store))
+        view = PageView()
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
+            await session.start("inspection-77")
+            assert await session.say("the risk is critical") == "sent"
+            before = view.transcript()
+            travel = TimeTravel(session.parts)
+            while not travel.timeline.tree.exhausted:
+                await travel.timeline.older()
+            said = next(s for s in travel.timeline.tree.steps() if s.name.kind == "you"
+                        and "Start inspection" in str(s.name.title))
+            await travel.edit_message(said.facts.last.id, "Start inspection inspection-77\nThe route was wrong.")
+            again = PageView()
+            await InspectionSession(client, registry, again, Hooks()).reopen(session.thread_id)
+            return before, view, again
+
+    before, view, again = asyncio.run(go())
+    assert ("you", "the risk is critical") in before
+    lines = view.transcript()
+    assert not any("critical" in text for _, text in lines)  # the old branch's follow-up and answer are gone
+    assert lines[0] == ("you", "Start inspection inspection-77\nThe route was wrong.")
+    agent = [text for who, text in lines if who == "agent"]
+    assert agent and len(agent) == len(set(agent))  # the new run's words, each once
+    assert lines == again.transcript()
+    assert view.on_screen == again.on_screen and view.on_screen["elements"]["risk"]["props"]["level"] == "high"

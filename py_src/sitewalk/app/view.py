@@ -23,9 +23,14 @@ class DomView:
         self.renderer.attach()
 
     def reset(self) -> None:
-        for node_id in ("sw-transcript", "sw-tool-calls", "sw-timeline", "sw-screen-issues"):
+        dom.set_html("sw-timeline", "")
+        self.clear_live()  # another inspection's screen must not stay
+
+    def clear_live(self) -> None:
+        """Transcript, tool calls and screen emptied, to be drawn again from a state (a time-travel run)."""
+        for node_id in ("sw-transcript", "sw-tool-calls", "sw-screen-issues"):
             dom.set_html(node_id, "")
-        self.renderer.reset()  # another inspection's screen must not stay
+        self.renderer.reset()
 
     def user_text(self, message_id: str, text: str) -> None:
         """The inspector's own words in the transcript (what `session.conversation` sent)."""

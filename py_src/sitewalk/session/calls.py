@@ -38,6 +38,12 @@ class CallBoard:
         self.settled: set[str] = set()  # tool calls whose end the view has shown
         self.lifecycles: dict[str, CallLifecycle] = {}
 
+    def forget(self) -> None:
+        """Forget every call seen: the view is drawn anew from a thread's state (a time-travel run), where a
+        call of the new run may carry an id the old branch had and must walk its lifecycle from the start."""
+        self.settled.clear()
+        self.lifecycles.clear()
+
     def status(self, call_id: str) -> CallStatus | None:
         found = self.lifecycles.get(call_id)
         return found.status if found else None

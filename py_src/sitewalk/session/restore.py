@@ -1,4 +1,6 @@
-"""A thread's view rebuilt from the server's state: after a reload, or when an inspection is reopened.
+"""A thread's view rebuilt from the server's state: after a reload, when an inspection is reopened, and
+before a time-travel run (`redraw_view`: from the state the run starts from, so the page shows the branch
+that becomes live, not the old one with the new run's messages after it).
 
 The server's state is the whole story: the transcript from `values.messages` (the inspector's words,
 the agent's prose without its inline patch lines), the tool calls and their ends, the screen on
@@ -17,7 +19,7 @@ from .conversation import show_user_text
 from .stream import RunStream
 from .view import View
 
-__all__ = ["restore_view", "transcript"]
+__all__ = ["redraw_view", "restore_view", "transcript"]
 
 
 def transcript(messages: list[Any]) -> list[tuple[str, str, str]]:
@@ -56,6 +58,15 @@ def restore_view(state: ThreadState, view: View, stream: RunStream) -> list[Inte
             stream.calls.show(str(call["id"]), str(call.get("name") or "?"), CallState.running)
     stream.show_state(state)  # the calls that ended, and the screen on record
     return pending
+
+
+def redraw_view(state: ThreadState, view: View, stream: RunStream) -> list[Interrupt]:
+    """The live view drawn anew from `state` (a time-travel run's starting point): what was shown of another
+    branch goes, and so does what the stream knew of it, so the run streamed on top shows its own messages
+    once and drops none as already shown. Returns the interrupts pending in `state`, as `restore_view`."""
+    view.clear_live()
+    stream.forget()
+    return restore_view(state, view, stream)
 
 
 def _text(content: Any) -> str:

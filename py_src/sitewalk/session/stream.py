@@ -102,6 +102,11 @@ class RunStream:
         self.show_state(await self.client.threads.get_state(self.thread.id))
         return streamed
 
+    def forget(self) -> None:
+        """Forget the calls, messages and screens shown (the view is drawn anew from a state)."""
+        self.calls.forget()
+        self.screen.forget()
+
     def show_state(self, state: ThreadState) -> None:
         """How the calls ended and the screen on record, from a state read from the server."""
         values = state.get("values") or {}

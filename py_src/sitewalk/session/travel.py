@@ -7,6 +7,10 @@
 - Fork writes at a past checkpoint with `update_state(..., as_node=...)` and runs from the checkpoint
   it made. Editing a message of the inspector writes it under the same message id at the checkpoint
   before it (as the node that wrote it, `__start__` for input), as `useStream` branches do.
+- Every run of either (and of `edits`) first draws the live view anew from the state it starts from
+  (`run_from`): the transcript up to that step and that step's screen, then the run streams on top, so
+  the page ends as a reopen of the thread would show it, never the old branch's messages with the new
+  ones after them.
 - Each checks first, and changes nothing when refused: the checkpoint must be one of this thread's
   (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`). A replay whose step goes
   on with a device tool this device has denied (its browser permission) is refused before it starts
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..agentserver.errors import HTTPStatusError
+from ..agentserver.errors import AgentServerError, HTTPStatusError
 from ..agentserver.schema import RunStatus, ThreadState
 from ..contracts.workorders import work_orders_namespace
 from ..timeline import (
@@ -36,6 +40,7 @@ from .conversation import Conversation
 from .history import TimelineFeed
 from .loop import RunLoop
 from .parts import ThreadParts
+from .restore import redraw_view
 
 __all__ = ["NOTHING_TO_REPLAY", "TimeTravel"]
 
@@ -48,6 +53,8 @@ class TimeTravel:
         self.client = parts.outbox.client
         self.thread = parts.thread
         self.loop: RunLoop = parts.loop
+        self.stream = parts.stream
+        self.reviews = parts.reviews
         self.timeline: TimelineFeed = parts.timeline
         self.conversation: Conversation = parts.conversation
         self.answers = parts.answers
@@ -130,12 +137,33 @@ class TimeTravel:
         where: dict[str, Any] = {"checkpoint": checkpoint} if checkpoint is not None \
             else {"checkpoint_id": checkpoint_id}
         async with self.conversation.running():
-            await self.loop.run(input=None, **where)
+            redraw_view(await self._start_state(checkpoint_id, checkpoint), self.stream.view, self.stream)
+            try:
+                await self.loop.run(input=None, **where)
+            except AgentServerError:
+                await self._redraw_as_it_is()
+                raise
             await self.questions.refresh()  # a question the run stopped at (the site walk) gets its card
+            await self.reviews.refresh()  # and the reviews it waits on; an old branch's cards go
         for call_id, envelope in self.answers.outcomes.items():
             error = envelope.get("error") if call_id not in before else None
             if isinstance(error, dict) and error.get("code") in _DECLINED:
                 raise ReplayDeclined(str(envelope.get("tool", "")), call_id, str(error.get("code")))
+
+    async def _redraw_as_it_is(self) -> None:
+        """A run that failed: the page shows the thread as it is (whatever the run got to, if anything),
+        or stays as it was when the server cannot be read either."""
+        try:
+            redraw_view(await self.client.threads.get_state(self.thread.id), self.stream.view, self.stream)
+        except AgentServerError:
+            pass
+
+    async def _start_state(self, checkpoint_id: str | None, checkpoint: dict[str, Any] | None) -> ThreadState:
+        """The graph's state a run starts from: at `checkpoint_id`, or for a subgraph's checkpoint object
+        the graph's checkpoint its map names (where the graph resumes)."""
+        if checkpoint is not None:
+            checkpoint_id = str((checkpoint.get("checkpoint_map") or {}).get("") or "") or None
+        return await self.client.threads.get_state(self.thread.id, checkpoint_id)
 
     async def state_at(self, checkpoint_id: str) -> ThreadState:
         """The thread's state at `checkpoint_id`; UnknownCheckpoint when it is not one of this thread's."""

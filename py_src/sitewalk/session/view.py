@@ -39,5 +39,9 @@ class View(Protocol):
     def action_result(self, element_id: str, status: str) -> None:
         """The agent's answer to a ConfirmButton (done, replayed, refused; waiting while offline), on it."""
 
+    def clear_live(self) -> None:
+        """Empty the transcript, the tool calls and the screen (with its issues): they are drawn again from
+        a thread's state (a time-travel run starts from an earlier step). The timeline stays."""
+
     def timeline(self, shown: TimelineShown) -> None:
         """The thread's timeline: one branch's loaded steps (newest first), the branches, a notice."""
