@@ -19,9 +19,11 @@ def _ident(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"  # threads and work orders outlive one test
 
 
-def _your_step(page):
-    """The inspector's first message in the timeline, paging back to it when it is older than a page."""
-    said = page.locator(f"{STEP}[data-kind='you']").last
+def _your_step(page, saying: str = ""):
+    """The inspector's first message in the timeline (or the one `saying` this), paging back to it when it
+    is older than a page."""
+    yours = page.locator(f"{STEP}[data-kind='you']")
+    said = (yours.filter(has_text=saying) if saying else yours).last
     while said.count() == 0 and page.locator("#sw-timeline-older").is_visible():
         count = page.locator(STEP).count()
         page.click("#sw-timeline-older")
@@ -79,6 +81,47 @@ def test_a_fork_keeps_the_old_branch_and_each_branch_shows_its_own_screen(app):
     page.click("#sw-branches [data-live='1']")
     page.locator(".sw-step-view .sw-step-screen", has_text="Dock 2, south quay").wait_for()
     assert page.locator(".sw-branch-note").count() == 0
+
+
+def test_after_an_edit_the_transcript_is_the_new_branchs_once_and_a_reload_shows_the_same(app):
+    first, second = _ident("inspection-86"), _ident("inspection-87")
+    app.open()
+    app.seed_draft(first, DRAFT)
+    app.seed_draft(second, {**DRAFT, "site": "Dock 2, south quay"})
+    app.start(first)
+    page = app.page
+    page.fill("#sw-message", "the risk is critical")  # a later message on the branch about to stop being live
+    page.click("#sw-send")
+    page.wait_for_selector("#sw-screen [data-sw-id='risk'].sw-risk-critical")
+    page.locator(f"{STEP}[data-kind='you']", has_text="the risk is critical").wait_for()
+    transcript = page.locator("#sw-transcript p")
+    assert any("Understood: the risk is now critical." in t for t in transcript.all_inner_texts())
+
+    _your_step(page, f"Start inspection {first}").locator("[data-sw-travel='edit']").click()
+    page.wait_for_selector("#sw-edit-text")
+    page.fill("#sw-edit-text", f"Start inspection {second}")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    page.locator("#sw-screen [data-sw-id='card']", has_text="Dock 2, south quay").wait_for(timeout=60_000)
+    page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
+    page.wait_for_selector("#sw-screen [data-sw-id='risk'].sw-risk-high")  # the fork point's screen, then the run's
+    lines = transcript.all_inner_texts()
+    assert page.locator("#sw-transcript p.sw-said").all_inner_texts() == [f"Start inspection {second}"]
+    assert not any("critical" in t or first in t for t in lines)  # nothing of the old branch after the fork point
+    assert any(second in t for t in lines[1:]) and len(lines) == len(set(lines))  # the new run's words, once
+    app.screenshot("new-branch-transcript")
+
+    page.click("#sw-branches [data-live='0']")  # the old branch, read-only in the step view...
+    page.wait_for_selector(".sw-step-view .sw-step-screen")
+    assert "Pier 4, north berth" in page.locator(".sw-step-view .sw-step-screen").inner_text()
+    assert transcript.all_inner_texts() == lines  # ...while the live transcript stays the live branch's
+    page.click("#sw-branches [data-live='1']")
+    page.locator(".sw-step-view .sw-step-screen", has_text="Dock 2, south quay").wait_for()
+    assert transcript.all_inner_texts() == lines
+
+    app.open()  # a reload reopens the inspection from the server's state: the same page
+    page.wait_for_selector(f"#sw-status:has-text('{first}: run finished')")
+    assert transcript.all_inner_texts() == lines
+    assert page.locator("#sw-screen [data-sw-id='card']").inner_text().count("Dock 2, south quay") == 1
 
 
 def test_the_restore_preview_lists_the_work_order_and_says_it_is_not_repeated(app, workorders_db):
