@@ -40,6 +40,7 @@ def test_replay_from_before_the_read_reads_the_corrected_draft(app):
     card = page.locator("#sw-screen [data-sw-id='card']")
     assert "Pier 4, north berth" in card.inner_text()
 
+    first_read = app.tool_call("read_local_draft").get_attribute("data-call-id")
     app.save_draft_in_form(inspection, {**DRAFT, "site": "Pier 9, corrected"})
     _your_step(page).locator("[data-sw-travel='replay']").click()
     page.wait_for_selector(".sw-restore-preview")
@@ -48,7 +49,10 @@ def test_replay_from_before_the_read_reads_the_corrected_draft(app):
     page.locator("#sw-screen [data-sw-id='card']", has_text="Pier 9, corrected").wait_for(timeout=60_000)
     page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
     assert page.locator("#sw-branches [data-sw-travel='branch']").count() == 2
-    assert app.tool_call("read_local_draft").count() >= 2  # asked again, answered anew
+    # asked again, answered anew: the live branch's call (the old branch's is no longer on the page)
+    read = app.tool_call("read_local_draft")
+    assert read.count() == 1 and read.get_attribute("data-call-id") != first_read
+    assert read.get_attribute("data-state") == "succeeded"
 
 
 def test_a_fork_keeps_the_old_branch_and_each_branch_shows_its_own_screen(app):
