@@ -134,6 +134,7 @@ def _fake(runs_going: list[Any] | None = None) -> FakeTransport:
     for cid, entry in ENTRIES.items():
         fake.on("GET", f"{STATE}/{cid}", (200, entry))
     waiting = _review_state(renamed=True)
+    fake.on("GET", f"{STATE}/{FORK}", (200, waiting))  # the fork's state: the page is redrawn from it first
     return (fake.on("GET", RUNS, (200, runs_going or []))
             .on("POST", STATE, (200, {"checkpoint": {"checkpoint_ns": "", "checkpoint_id": FORK}}))
             .on("POST", f"{RUNS}/stream",
@@ -176,6 +177,8 @@ def test_a_changed_decision_forks_at_the_review_step_and_resumes_the_call_asked_
     assert fork.json == {"values": None, "as_node": WRITER, "checkpoint": {"checkpoint_id": step.facts.parent_id}}
     run, resume = fake.sent("POST", f"{RUNS}/stream")
     assert run.json["input"] is None and run.json["checkpoint"] == {"checkpoint_id": FORK}
+    asked_in_order = [(r.method, r.path) for r in fake.requests]  # the page redrawn from the fork before its run
+    assert asked_in_order.index(("GET", f"{STATE}/{FORK}")) < asked_in_order.index(("POST", f"{RUNS}/stream"))
     asked = next(i for i in _review_state(renamed=True)["interrupts"]
                  if i["value"]["tool_call_id"] == bolt.tool_call_id)
     assert resume.json["command"]["resume"] == {asked["id"]: {

@@ -103,6 +103,7 @@ class DecisionEdits:
         made = await self.parts.outbox.client.fork(self.thread_id, step.review_id, None, as_node=writer)
         fork = str(made["checkpoint_id"])
         async with self.parts.conversation.running():
+            await self.travel.redraw_from(fork)  # the page shows the new branch, not the old one's later steps
             await self.parts.loop.run(input=None, checkpoint_id=fork)  # the reviews fire again, new ids
             state = await self.parts.outbox.client.threads.get_state(self.thread_id)
             review = next((r for r in pending_reviews(state) if r.tool_call_id == tool_call_id), None)

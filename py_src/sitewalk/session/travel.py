@@ -137,7 +137,7 @@ class TimeTravel:
         where: dict[str, Any] = {"checkpoint": checkpoint} if checkpoint is not None \
             else {"checkpoint_id": checkpoint_id}
         async with self.conversation.running():
-            redraw_view(await self._start_state(checkpoint_id, checkpoint), self.stream.view, self.stream)
+            await self.redraw_from(checkpoint_id, checkpoint)
             try:
                 await self.loop.run(input=None, **where)
             except AgentServerError:
@@ -158,12 +158,14 @@ class TimeTravel:
         except AgentServerError:
             pass
 
-    async def _start_state(self, checkpoint_id: str | None, checkpoint: dict[str, Any] | None) -> ThreadState:
-        """The graph's state a run starts from: at `checkpoint_id`, or for a subgraph's checkpoint object
-        the graph's checkpoint its map names (where the graph resumes)."""
+    async def redraw_from(self, checkpoint_id: str | None = None, checkpoint: dict[str, Any] | None = None) -> None:
+        """Draw the live view anew from the state a run is about to start from (before its first event): at
+        `checkpoint_id`, or for a subgraph's checkpoint object the graph's checkpoint its map names (where
+        the graph resumes). A run from a checkpoint that is not `run_from`'s calls this first."""
         if checkpoint is not None:
             checkpoint_id = str((checkpoint.get("checkpoint_map") or {}).get("") or "") or None
-        return await self.client.threads.get_state(self.thread.id, checkpoint_id)
+        state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
+        redraw_view(state, self.stream.view, self.stream)
 
     async def state_at(self, checkpoint_id: str) -> ThreadState:
         """The thread's state at `checkpoint_id`; UnknownCheckpoint when it is not one of this thread's."""
