@@ -127,3 +127,36 @@ def test_a_message_the_old_branch_streamed_here_is_shown_again_when_the_new_run_
     first = asyncio.run(go())
     assert first == view.texts["msg-new"] == "Added the finding: loose bolt."
     assert [text for _, text in view.transcript()].count("Added the finding: loose bolt.") == 1
+
+
+def test_a_fork_whose_run_fails_midway_leaves_the_page_as_the_thread_is_and_says_why():
+    """The run fails on the server after a first fragment of the answer: the error comes back, and the page
+    shows the thread as it is (the fork written, nothing of the failed step) rather than half an answer."""
+    from sitewalk.agentserver.errors import StreamError
+
+    old, fork_point, forked, new_end = _states()
+    fake = FakeTransport().on("GET", STATE, (200, old)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, []))
+    fake.on("GET", f"{STATE}/c1", (200, fork_point)).on("GET", f"{STATE}/c2", (200, forked))
+    fake.on("POST", STATE, (200, {"checkpoint": forked["checkpoint"]}))
+    half = _run(forked, new_end).split("event: messages")[0] + "event: messages" + \
+        _run(forked, new_end).split("event: messages")[1]
+    fake.on("POST", f"{RUNS}/stream", half + sse(("error", {"error": "ModelError", "message": "model down"})))
+    view = PageView()
+    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
+
+    async def go() -> tuple[Exception, list[tuple[str, str]]]:
+        await session.reopen(THREAD_ID)
+        fake.routes[0].replies[:] = [(200, forked)]  # the thread's head: the fork's checkpoint, nothing after
+        assert session.parts is not None
+        drawn = view.log
+        try:
+            await TimeTravel(session.parts).fork("c1", {"messages": [forked["values"]["messages"][-1]]}, "__start__")
+        except StreamError as error:
+            return error, list(drawn)
+        raise AssertionError("the failed run was not reported")
+
+    error, drawn = asyncio.run(go())
+    assert error.message == "model down"
+    assert ("agent", "msg-new") in drawn  # half the answer was shown while it streamed...
+    assert view.transcript() == _reopened(forked).transcript()  # ...and the page is the thread as it is
+    assert view.transcript()[-1] == ("you", "add finding: loose bolt") and _risk(view) == "low"
