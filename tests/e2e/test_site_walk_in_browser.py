@@ -3,7 +3,11 @@ nested in the timeline, a fork between the questions, an answer changed at a ste
 
 from __future__ import annotations
 
+import json
 import uuid
+
+import httpx
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 DRAFT = {"site": "Pier 6, east quay", "inspector": "Ana Ruiz", "findings": ["Cracked kerb"], "risk": "medium"}
 QUESTION = "#sw-questions .sw-question"
@@ -16,6 +20,7 @@ def _walk(app, bolts="3"):
     inspection = f"inspection-91-{uuid.uuid4().hex[:6]}"
     app.open()
     app.seed_draft(inspection, DRAFT)
+    _keep_statuses(app.page)
     app.start(inspection, note="script: site-walk")
     page = app.page
     first = page.locator(f"{QUESTION}[data-question-id='handrail_secure']")
@@ -29,9 +34,54 @@ def _walk(app, bolts="3"):
     assert second.locator("[data-question-answer='yes']").count() == 0
     second.locator("input").fill(bolts)
     second.locator("[data-question-answer='number']").click()
-    page.locator(CARD, has_text=f"Corroded bolts: {bolts}").wait_for()
+    _shown(app, f"Corroded bolts: {bolts}")
     page.locator(QUESTION).first.wait_for(state="detached")
     return page
+
+
+def _keep_statuses(page):
+    """Every status line the app shows, and each drawing of the question cards, kept in the page: a failure
+    says what the app said and drew on the way."""
+    page.evaluate("""() => { window.__statuses = []; window.__cards = [];
+      const s = document.getElementById('sw-status');
+      new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s,
+        {subtree: true, childList: true, characterData: true});
+      new MutationObserver((ms) => ms.forEach((m) => { if (m.target.id === 'sw-questions')
+        window.__cards.push([...m.target.querySelectorAll('.sw-question')].map((q) => q.dataset.questionId)); }))
+        .observe(document.body, {subtree: true, childList: true}); }""")
+
+
+def _shown(app, text):
+    """Wait for the screen's card to show `text`; when it does not, say what the page showed instead (the
+    card, the question cards and what was typed in them, the statuses, the answers sent, console errors) and
+    what the server has (the card's findings on record, the last messages, the runs)."""
+    page = app.page
+    try:
+        page.locator(CARD, has_text=text).wait_for()
+    except PlaywrightTimeout as exc:
+        typed = page.locator("#sw-questions input").evaluate_all("(inputs) => inputs.map((i) => i.value)")
+        said = page.evaluate("[window.__statuses || [], window.__cards || []]")
+        raise AssertionError(
+            f"{text!r} not on the card; the screen shows {page.locator('#sw-screen').inner_text()!r}; question "
+            f"cards drawn {said[1]}, on screen {page.locator(QUESTION).all_inner_texts()} (typed: {typed}); "
+            f"statuses {said[0][-6:]}; answers sent {app.watch.resume_commands(_thread(app))[-2:]}; "
+            f"console errors {app.watch.console_errors[-3:]}; the server has {_on_record(app)}") from exc
+
+
+def _thread(app):
+    return json.loads(app.local_storage("sitewalk:current-thread") or "{}").get("thread_id", "")
+
+
+def _on_record(app):
+    """The card's findings the server has on record, its last messages and its runs."""
+    thread = _thread(app)
+    state = httpx.get(f"{app.server_url}/threads/{thread}/state", timeout=10).json()
+    runs = httpx.get(f"{app.server_url}/threads/{thread}/runs", timeout=10).json()
+    values = state.get("values") or {}
+    card = ((values.get("ui_spec") or {}).get("elements") or {}).get("card") or {}
+    return {"findings": (card.get("props") or {}).get("findings"),
+            "messages": [str(m.get("content"))[:100] for m in values.get("messages") or []][-2:],
+            "runs": [r.get("status") for r in runs]}
 
 
 def _nested_step(page, text):
@@ -69,7 +119,7 @@ def test_a_fork_between_the_questions_asks_only_the_second_and_the_old_branch_st
     app.screenshot("asked-again")
     again.locator("input").fill("7")
     again.locator("[data-question-answer='number']").click()
-    page.locator(CARD, has_text="Corroded bolts: 7").wait_for()
+    _shown(app, "Corroded bolts: 7")
     assert "Corroded bolts: 3" not in page.locator(CARD).inner_text()
     _nested_step(page, "— 7")
     page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
@@ -94,6 +144,6 @@ def test_an_answer_changed_at_its_step_is_not_asked_again_and_a_bad_value_keeps_
     assert page.locator(".sw-restore-preview input#sw-edit-text").input_value() == "-4"  # nothing typed is lost
     page.locator(".sw-restore-preview input#sw-edit-text").fill("5")
     page.click(".sw-restore-preview [data-sw-travel='confirm']")
-    page.locator(CARD, has_text="Corroded bolts: 5").wait_for()
+    _shown(app, "Corroded bolts: 5")
     _nested_step(page, "— 5 (changed)")
     assert page.locator(QUESTION).count() == 0  # changed, not asked

@@ -117,3 +117,32 @@ def test_a_render_ui_spec_with_an_unknown_type_gives_its_own_text_as_the_fallbac
     assert [i.code for i in view.issues[-1]] == ["unknown_type"]
     assert view.fallbacks[-1] == ["Gauge: Noise · 71"]
     assert view.screens[-1]["elements"]["card"]["props"]["site"] == "Pier 4"
+
+
+def test_a_list_prop_grown_line_by_line_shows_each_line_and_what_was_shown_stays_as_it_was():
+    """Two `add .../findings/-` lines in two chunks (the site walk's answers on a slow device, one push per
+    line): the second must reach the view. The stream applies ops in place; were the shown screen to share
+    the findings list with it, the second line would change what was shown already, and nothing would look
+    changed any more: neither the feed nor the renderer would draw it (the CI failure)."""
+    view = ScreenView()
+    feed = ScreenFeed(view)
+    card = json.loads(json.dumps(CARD))
+    card["elements"]["card"]["props"]["findings"] = ["Cracked kerb"]
+    feed.server_spec({**card, "identity": {"message_id": "m1", "tool_call_id": "c1", "revision": 1}})
+    lines = [f'{{"op":"add","path":"/elements/card/props/findings/-","value":"{f}"}}\n'
+             for f in ("Handrail secure: yes", "Corroded bolts: 3")]
+    message = MessageText("m2")
+    message.parts.append("Walked the site with you.\n" + lines[0])
+    feed.text(message)
+    first = feed.live.shown
+    assert first["elements"]["card"]["props"]["findings"] == ["Cracked kerb", "Handrail secure: yes"]
+    message.parts.append(lines[1])
+    feed.text(message)
+    assert first["elements"]["card"]["props"]["findings"] == ["Cracked kerb", "Handrail secure: yes"]  # kept
+    assert view.screens[-1]["elements"]["card"]["props"]["findings"] == [
+        "Cracked kerb", "Handrail secure: yes", "Corroded bolts: 3"]
+    message.done = True
+    feed.text(message)
+    server = json.loads(json.dumps(view.screens[-1]))
+    feed.server_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
+    assert view.screens[-1]["elements"]["card"]["props"]["findings"][-1] == "Corroded bolts: 3"

@@ -96,3 +96,20 @@ def test_lines_that_are_not_patches_are_skipped_like_json_render():
     text = "Here is the screen:\n```jsonl\n" + TEXT + "```\n\n"
     assert feed_all(stream, text, 13) == []
     assert stream.skipped == 3 and stream.applied == len(LINES)
+
+
+def test_what_was_read_stays_as_it_was_while_later_ops_change_the_document():
+    """Copy-on-write per element: a screen shown from `spec` keeps its lists and dicts as they were read."""
+    stream = PatchStream()
+    stream.feed(TEXT)
+    read = stream.spec
+    findings, risk = read["elements"]["card"]["props"]["findings"], read["elements"]["risk"]
+    stream.feed('{"op":"add","path":"/elements/card/props/findings/-","value":"cracks"}\n'
+                '{"op":"add","path":"/elements/card/props/findings/-","value":"loose bolts"}\n'
+                '{"op":"replace","path":"/elements/risk/props/level","value":"critical"}\n')
+    assert findings == ["rust"] and risk["props"]["level"] == "high"
+    assert stream.spec["elements"]["card"]["props"]["findings"] == ["rust", "cracks", "loose bolts"]
+    assert stream.spec["elements"]["risk"]["props"]["level"] == "critical"
+    copied = stream.spec["elements"]["card"]
+    stream.feed('{"op":"test","path":"/elements/card/props/site","value":"Pier 4"}\n')
+    assert stream.spec["elements"]["card"] is copied  # a test op changes nothing: nothing to copy

@@ -4,7 +4,11 @@
     {"op":"add","path":"/elements/card","value":{"type":"InspectionCard","props":{...}}}
 
 Ops are applied with the maintained `jsonpatch` library, in place (each op costs what it
-touches, not the document). Lines are split incrementally; only the unfinished last line is
+touches, not the document), but copy-on-write per element: reading `spec` hands the document out
+(a screen shown keeps references into it), and the next op below an element first copies that
+element. So what was read stays as it was: an `add .../findings/-` after a screen was shown does
+not change that screen behind its back (it would then look unchanged to every later comparison,
+and never be drawn). Lines are split incrementally; only the unfinished last line is
 kept. As in json-render, a line that does not start with `{` is not a patch (prose, a code
 fence) and is skipped (`skipped` counts them). A bad patch line (not JSON, not an op, a path
 that does not resolve, a failed `test`) becomes an `invalid_patch` issue and is skipped: the
@@ -38,7 +42,8 @@ class PatchStream:
     """Feed text; read `spec` (the document), `issues`, `complete()`."""
 
     def __init__(self, spec: dict[str, Any] | None = None) -> None:
-        self.spec: dict[str, Any] = spec if spec is not None else empty_spec()
+        self._spec: dict[str, Any] = spec if spec is not None else empty_spec()
+        self._own: set[str] = set()  # elements copied since `spec` was last read: safe to change in place
         self.issues: list[Issue] = []
         self.applied = 0  # ops applied
         self.skipped = 0  # non-empty lines that were not patches
@@ -46,6 +51,12 @@ class PatchStream:
         self._tail: list[str] = []
         self._tail_len = 0
         self._touched: set[str] | None = set()  # elements changed since take_touched() (None: maybe all)
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The document so far. Whoever reads it may keep it: later ops leave what was read unchanged."""
+        self._own.clear()
+        return self._spec
 
     def feed(self, text: str) -> list[Issue]:
         """Apply every complete line in `text`; return the issues of this fragment."""
@@ -81,7 +92,7 @@ class PatchStream:
 
     def complete(self) -> dict[str, None]:
         """Elements that can render (a set, in order): a patch value is whole, so every element with a type."""
-        elements = self.spec.get("elements")
+        elements = self._spec.get("elements")
         if not isinstance(elements, dict):
             return {}
         return {k: None for k, v in elements.items() if isinstance(v, dict) and isinstance(v.get("type"), str)
@@ -114,9 +125,11 @@ class PatchStream:
         try:
             if op["op"] in ("move", "copy"):
                 # these can touch two places: apply to a copy so a failure leaves no half-change
-                self.spec = jsonpatch.apply_patch(copy.deepcopy(self.spec), [op], in_place=True)
+                self._spec = jsonpatch.apply_patch(copy.deepcopy(self._spec), [op], in_place=True)
+                self._own.clear()
             else:
-                self.spec = jsonpatch.apply_patch(self.spec, [op], in_place=True)
+                self._copy_before_change(element, op)
+                self._spec = jsonpatch.apply_patch(self._spec, [op], in_place=True)
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError,
                 TypeError, ValueError) as exc:
             issues.append(self._issue(element, f"line {self.line_no}: {op['op']} {op['path']}: {str(exc)[:200]}",
@@ -127,6 +140,15 @@ class PatchStream:
             self._touched = None  # the root, the whole document, or two places at once
         elif self._touched is not None:
             self._touched.add(element)
+
+    def _copy_before_change(self, element: str | None, op: dict[str, Any]) -> None:
+        """Copy-on-write: an op inside an element handed out (see `spec`) changes a copy of it."""
+        elements = self._spec.get("elements")
+        if element is None or element in self._own or op["op"] == "test" or not isinstance(elements, dict):
+            return
+        if op["path"].count("/") > 2 and isinstance(elements.get(element), dict | list):
+            elements[element] = copy.deepcopy(elements[element])
+        self._own.add(element)  # a whole element put by the op is new too (its value was parsed for it)
 
     def _issue(self, element: str | None, message: str, repair: str) -> Issue:
         return Issue("invalid_patch", element, message, repair)
