@@ -15,8 +15,9 @@ NESTED = "#sw-timeline .sw-nested li"
 CARD = "#sw-screen [data-sw-id='card']"
 
 
-def _walk(app, bolts="3"):
-    """Start a `script: site-walk` inspection and answer: the handrail is secure, `bolts` are corroded."""
+def _walk(app, bolts="3", refused=None):
+    """Start a `script: site-walk` inspection and answer: the handrail is secure, `bolts` are corroded
+    (after `refused`, a count that does not fit, which the card refuses and keeps as typed)."""
     inspection = f"inspection-91-{uuid.uuid4().hex[:6]}"
     app.open()
     app.seed_draft(inspection, DRAFT)
@@ -32,6 +33,11 @@ def _walk(app, bolts="3"):
     assert page.locator(QUESTION).count() == 1  # one question at a time
     assert second.locator("input[type='number']").is_visible()
     assert second.locator("[data-question-answer='yes']").count() == 0
+    if refused is not None:
+        second.locator("input").fill(refused)
+        second.locator("[data-question-answer='number']").click()
+        second.locator(".sw-question-refused[data-code='invalid_answer']").wait_for()
+        assert second.locator("input").input_value() == refused  # drawn again with the refusal: nothing lost
     second.locator("input").fill(bolts)
     second.locator("[data-question-answer='number']").click()
     _shown(app, f"Corroded bolts: {bolts}")
@@ -91,7 +97,7 @@ def _nested_step(page, text):
 
 
 def test_the_two_questions_are_answered_on_cards_and_the_walk_nests_in_the_timeline(app):
-    page = _walk(app)
+    page = _walk(app, refused="-4")
     assert "Handrail secure: yes" in page.locator(CARD).inner_text()
     host = page.locator("#sw-timeline > li", has=page.locator(".sw-nested")).first
     assert "Waiting for your answer" in host.locator(".sw-step-open").first.inner_text()

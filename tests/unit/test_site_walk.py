@@ -146,3 +146,16 @@ def test_a_fork_between_the_questions_asks_only_the_second_again():
     run.answer(corroded_bolts=7)
     assert run.asked == [("corroded_bolts", "")]
     assert run.findings() == ["crack", "Handrail secure: yes", "Corroded bolts: 7"]
+
+
+def test_a_question_card_drawn_again_keeps_what_was_typed_escaped_with_the_refusal():
+    from sitewalk.ui.render import render_template
+
+    question = PendingQuestion("iid-2", "corroded_bolts", "How many bolts are corroded?", "number", "").as_dict()
+    html = str(render_template("question_cards.j2", questions=[question], max_count=MAX_COUNT,
+                               refusals={"iid-2": ("invalid_answer", "answer with a whole number")},
+                               typed={"iid-2": '-4"><b>'}))
+    assert 'value="-4&#34;&gt;&lt;b&gt;"' in html and "invalid_answer: answer with a whole number" in html
+    fresh = str(render_template("question_cards.j2", questions=[question], refusals={}, typed={"iid-1": "3"},
+                                max_count=MAX_COUNT))
+    assert "value=" not in fresh  # another interrupt's typed value is not carried over

@@ -2,7 +2,8 @@
 
 A yes/no question gets Yes and No; a count gets a number field and Send. The cards are drawn from the
 thread's pending questions (`Questions.refresh`), so after an answer, a reload or a time-travel run the
-page shows exactly what the agent waits on. A refused answer (not sent) is shown on its card.
+page shows exactly what the agent waits on. A refused answer (not sent) is shown on its card, and what
+was typed stays in its field: a card drawn again for the same interrupt keeps its typed value.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ class QuestionCardsView:
 
     def _draw(self) -> None:
         node = self._container()
+        typed = _typed(node)
         node.hidden = not self.pending
         dom.set_html(node, render_template("question_cards.j2", questions=self.pending, refusals=self.refusals,
-                                           max_count=MAX_COUNT))
+                                           typed=typed, max_count=MAX_COUNT))
 
     async def _on_click(self, event: Any) -> None:
         button = dom.closest(event.target, "[data-question-answer]")
@@ -62,3 +64,13 @@ class QuestionCardsView:
             await self.on_answer(interrupt_id, raw)
         finally:
             card.removeAttribute("aria-busy")
+
+
+def _typed(node: Any) -> dict[str, str]:
+    """What is typed in each card's number field, by interrupt id (kept when the cards are drawn again)."""
+    typed = {}
+    for card in node.querySelectorAll("[data-interrupt-id]"):
+        field = dom.query(card, ".sw-question-number")
+        if field is not None and str(field.value):
+            typed[dom.attribute(card, "data-interrupt-id") or ""] = str(field.value)
+    return typed
