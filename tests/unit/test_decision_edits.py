@@ -80,8 +80,8 @@ def test_the_browser_computes_the_key_the_server_filed_under():
     ("respond", "", "not a decision"),
     ("edit", "{not json", "not JSON"),
     ("edit", "[1, 2]", "must be a JSON object"),
-    ("edit", json.dumps({"inspection_id": "inspection-42", "subject": "x", "priority": "whenever"}), "do not fit"),
-    ("edit", json.dumps({"inspection_id": "inspection-42", "subject": ""}), "do not fit"),
+    ("edit", json.dumps({"inspection_id": "inspection-42", "subject": "x", "priority": "whenever"}), "cannot take"),
+    ("edit", json.dumps({"inspection_id": "inspection-42", "subject": ""}), "cannot take"),
 ])
 def test_a_decision_that_does_not_fit_is_refused(kind, args, why):
     with pytest.raises(InvalidEdit, match=why):

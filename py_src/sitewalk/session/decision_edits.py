@@ -131,6 +131,6 @@ class DecisionEdits:
 
     async def _record(self, key: str) -> Mapping[str, Any] | str | None:
         try:
-            return await self.travel._work_order(key)  # the ticket system's record, as the Store mirrors it
+            return await self.travel.work_order(key)  # the ticket system's record, as the Store mirrors it
         except (RecordsUnreadable, AgentServerError, OSError, TimeoutError):
             return UNREADABLE

@@ -35,6 +35,7 @@ from ..contracts.questions import InvalidAnswer, parse_answer
 from ..contracts.tools import TOOL_CONTRACTS
 from ..timeline import InvalidEdit, RestorePreview, UnknownCheckpoint, checkpoint_object, restore_preview
 from ..timeline.facts import StepFacts
+from ..timeline.typed_value import typed_object
 from .parts import ThreadParts
 from .travel import NOTHING_TO_REPLAY, TimeTravel
 
@@ -117,13 +118,4 @@ class StepEdits:
 
 def _result(tool: str, text: str) -> dict[str, Any]:
     """The edited result, checked by the tool's contract (InvalidEdit saying what does not fit)."""
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        raise InvalidEdit(f"the answer is not JSON: {error}") from error
-    if not isinstance(value, dict):
-        raise InvalidEdit("the answer must be a JSON object")
-    try:
-        return TOOL_CONTRACTS[tool].result.model_validate(value).model_dump(mode="json")
-    except ValueError as error:
-        raise InvalidEdit(f"the answer does not fit {tool}: {error}") from error
+    return typed_object(text, "the answer", tool, TOOL_CONTRACTS[tool].result)

@@ -70,9 +70,9 @@ class TimeTravel:
             if len(self.timeline.tree) == loaded:
                 break
         preview = restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
-        return await check_actions(preview, self._work_order)
+        return await check_actions(preview, self.work_order)
 
-    async def _work_order(self, key: str) -> dict[str, Any] | None:
+    async def work_order(self, key: str) -> dict[str, Any] | None:
         """The ticket system's record of a work order, as the agent mirrors it into the Store."""
         namespace = work_orders_namespace(self.thread.owner)
         item = await self.client.store.get_item(namespace, key)

@@ -26,6 +26,7 @@ from typing import Any
 from ..contracts.field_actions import FIELD_ARGS, reviewed_order_key, reviewed_substance
 from .errors import InvalidEdit
 from .facts import decision_of
+from .typed_value import typed_object
 
 __all__ = ["DecisionEffect", "ReviewedCall", "ReviewedStep", "decide", "effects", "order_key", "reviewed_step"]
 
@@ -205,16 +206,4 @@ def _result(answer: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _checked_args(tool: str, text: str) -> dict[str, Any]:
-    try:
-        args = json.loads(text)
-    except ValueError as error:
-        raise InvalidEdit(f"the arguments are not JSON: {error}") from error
-    if not isinstance(args, dict):
-        raise InvalidEdit("the arguments must be a JSON object")
-    contract = FIELD_ARGS.get(tool)
-    if contract is None:
-        return args
-    try:
-        return contract.model_validate(args).model_dump(mode="json")
-    except ValueError as error:
-        raise InvalidEdit(f"the arguments do not fit {tool}: {error}") from error
+    return typed_object(text, "the arguments", tool, FIELD_ARGS.get(tool))
