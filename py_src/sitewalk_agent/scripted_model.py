@@ -45,6 +45,8 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   handrail secure?" (yes/no) and then "How many bolts are corroded?" (a number), each with its own
   interrupt (see `sitewalk_agent.site_walk`); then a sentence and patch lines that add both answers to
   the card's findings ("Handrail secure: yes", "Corroded bolts: 3").
+- `site-walk-twice`: the same, but the message calls `walk_site` twice: the first walks, the second is
+  refused (`one_walk_at_a_time`, nothing asked twice), and the model says so after the answers.
 - with any scenario, `orders_latency_ms=N` in the message makes the work-order system take N ms to
   file an order in this thread's runs (past `SITEWALK_WORKORDERS_TIMEOUT_MS` the call's outcome is
   unknown, then reconciled; see `sitewalk_agent.outcomes`).
@@ -446,10 +448,16 @@ def _answered_together(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
     return found[::-1]
 
 
+def _walked(answered: Sequence[ToolMessage]) -> ToolMessage | None:
+    """Of several walk_site calls answered together, the one that walked (the others were refused)."""
+    walks = [m for m in answered if m.name == "walk_site"]
+    return next((m for m in walks if _outcome(m).get("ok")), None) if len(walks) > 1 else None
+
+
 def _after_tools(messages: Sequence[BaseMessage]) -> Turn:
     """The turn after tool results: what the last tool (or, of several, the draft) answered decides."""
     answered = _answered_together(messages)
-    main = next((m for m in answered if m.name == "read_local_draft"), answered[-1])
+    main = next((m for m in answered if m.name == "read_local_draft"), None) or _walked(answered) or answered[-1]
     said = " ".join(_device_summary(m.name or "", _outcome(m)) for m in answered
                     if m is not main and m.name in ("get_current_location", "attach_photo"))
     inspection_id = _last_inspection_id(messages[: len(messages) - len(answered)]) or "the inspection"
@@ -518,8 +526,9 @@ def _after_render(c: _Context) -> Turn:
         shown = next(call["args"] for m in reversed(c.messages) for call in getattr(m, "tool_calls", None) or []
                      if call.get("name") == "render_ui")
         return Turn("", "render_ui", broken_spec(shown))
-    if c.outcome.get("ok") and c.scenario == "site-walk" and screens_sent == 1:
-        return Turn("Now a short walk round the site with you.", "walk_site", {"inspection_id": c.inspection_id})
+    if c.outcome.get("ok") and c.scenario in WALK_SCENARIOS and screens_sent == 1:
+        walk = ("walk_site", {"inspection_id": c.inspection_id})
+        return Turn("Now a short walk round the site with you.", calls=[walk] * WALK_SCENARIOS[c.scenario])
     if c.outcome.get("ok") and c.scenario in ("patch-edit", "bad-patch") and screens_sent == 1:
         return Turn(inline_text("The photos show more corrosion than the draft says: raising the risk.",
                                 risk_edit("high", broken=c.scenario == "bad-patch")))
@@ -530,6 +539,7 @@ def _after_render(c: _Context) -> Turn:
     return Turn(f"The screen for {c.inspection_id} was rejected ({codes}).")
 
 
+WALK_SCENARIOS = {"site-walk": 1, "site-walk-twice": 2}  # how many walk_site calls the one message makes
 WALK_FINDINGS = {"handrail_secure": "Handrail secure", "corroded_bolts": "Corroded bolts"}
 
 
@@ -548,7 +558,9 @@ def _after_walk(c: _Context) -> Turn:
         return Turn(f"The site walk did not happen ({(c.outcome.get('error') or {}).get('code', 'internal')}).")
     found = walk_findings((c.outcome.get("result") or {}).get("answers") or [])
     ops = [{"op": "add", "path": "/elements/card/props/findings/-", "value": f} for f in found]
-    return Turn(inline_text(f"Walked the site with you: {'; '.join(found)}.", ops))
+    refused = sum(1 for m in _answered_together(c.messages) if m.name == "walk_site" and not _outcome(m).get("ok"))
+    more = f" {refused} more walk refused (one at a time)." if refused else ""
+    return Turn(inline_text(f"Walked the site with you: {'; '.join(found)}.{more}", ops))
 
 
 _AFTER = {

@@ -19,7 +19,8 @@ state, the history of its namespace is read with the parent's channels (its answ
 `update_state` there is refused ("Subgraph tools not found"). Called from the hook, the walk is the
 node's subgraph (LangGraph reads the hook's code for the compiled graph it names) and all of it works
 on the real server: nested state, the namespace's history, forks between the questions.
-The tool's own body only runs when the hook did not answer (a second walk in one message): it refuses.
+The tool's own body only runs when the hook did not answer (a second walk in one message): it refuses
+with the typed error `one_walk_at_a_time` (a failed call in the app's list and in the audit trail).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
@@ -35,11 +37,12 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from sitewalk.contracts.envelope import ErrorCode, ToolSuccess
+from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolSuccess
 from sitewalk.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
 from sitewalk_agent.headless import failure, tool_message
 
-__all__ = ["QUESTIONS", "SITE_WALK", "WALK_NODE", "WALK_TOOL", "SiteWalkMiddleware", "build_site_walk", "walk_site"]
+__all__ = ["QUESTIONS", "SITE_WALK", "WALK_NODE", "WALK_TOOL", "SiteWalkMiddleware", "build_site_walk",
+           "one_walk_refusal", "walk_site"]
 
 WALK_TOOL = "walk_site"
 QUESTIONS = (
@@ -99,11 +102,27 @@ class WalkArgs(BaseModel):
 
 
 @tool(WALK_TOOL, args_schema=WalkArgs)
-async def walk_site(inspection_id: str) -> str:
+async def walk_site(inspection_id: str, runtime: ToolRuntime) -> ToolMessage:
     """Walk the site with the inspector: ask them, in turn, whether the handrail is secure and how many
     bolts are corroded. One walk per reply."""
-    # Only reached when SiteWalkMiddleware did not answer the call first (see the module docstring).
-    return "refused: one site walk at a time"
+    # Only reached when SiteWalkMiddleware did not answer the call first (see the module docstring):
+    # another walk_site call of the same message was walked, so this one asks nothing.
+    call = {"id": runtime.tool_call_id or "", "name": WALK_TOOL}
+    return tool_message(call, one_walk_refusal(call, _walked_call_id(runtime.state)).model_dump(mode="json"), False)
+
+
+def one_walk_refusal(call: dict[str, Any], walked: str | None) -> ToolFailure:
+    """The typed refusal of a second walk_site call in one message: the walk already asked is the one answered."""
+    return failure(call, ErrorCode.one_walk_at_a_time,
+                   f"one site walk at a time: the walk already asked (call {walked or '?'}) is the one answered; "
+                   "this call asked nothing", walked_call_id=walked)
+
+
+def _walked_call_id(state: Any) -> str | None:
+    """The first walk_site call of the newest AI message (the one the hook walked)."""
+    messages = list(state.get("messages") or []) if isinstance(state, dict) else []
+    last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+    return next((str(c["id"]) for c in getattr(last, "tool_calls", None) or [] if c["name"] == WALK_TOOL), None)
 
 
 def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:

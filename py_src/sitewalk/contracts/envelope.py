@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     contract_mismatch = "contract_mismatch"
     cancelled = "cancelled"
     internal = "internal"
+    one_walk_at_a_time = "one_walk_at_a_time"  # a second walk_site call in one message (the first is walked)
 
 
 class ToolError(BaseModel):
