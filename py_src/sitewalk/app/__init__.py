@@ -75,7 +75,8 @@ async def main(config: Any) -> None:
 
 
 async def _signed_in(client: AgentServerClient, sessions: Sessions, listed: InspectionsView) -> None:
-    """Carry on where the sign-in was asked for: the list, and the inspection that was open (unless one runs)."""
+    """Carry on where the sign-in was asked for: the list, and the inspection that was open (unless one runs),
+    in the same session, so the messages its outbox kept for the sign-in are sent now."""
     await listed.refresh()
     if "session" not in _current:
         await _rejoin(client, sessions)
@@ -167,7 +168,7 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
     waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
     dom.element("sw-inspection-id").value = inspection_id
     dom.show_status(f"Inspection {inspection_id}: " + ("rejoined" if waiting else "reopened") + f" thread {thread_id}")
-    session = sessions.new()
+    session = sessions.for_thread(thread_id)  # after a sign-in: the session on screen, with its outbox
     await _running(inspection_id, session, session.reopen(thread_id))
     return True
 

@@ -4,7 +4,8 @@ The cards are drawn from the server's pending reviews (`ReviewBoard`); Approve, 
 reason) and "Use these arguments" (an edit: revision n+1) only record a choice on the card. "Send
 decisions" sends every decided card in one resume through `on_submit`; undecided cards stay pending.
 What the server then waits on is read again and drawn again, so nothing shown comes from local
-button state after a send or a reload.
+button state after a send or a reload. A send the server refuses for want of a sign-in puts each
+decision back on its card with "sign in to send it" (`ReviewBoard.hold`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ class ReviewCardsView:
 
     def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
         self.board.refuse(interrupt_id, code, message)
+        self._draw()
+
+    def review_held(self, interrupt_id: str, decision: dict[str, Any], message: str) -> None:
+        self.board.hold(interrupt_id, decision, message)
         self._draw()
 
     def _container(self) -> Any:

@@ -72,6 +72,14 @@ class Sessions:
                                          assistant_id=self._assistant_id)
         return self._newest
 
+    def for_thread(self, thread_id: str) -> InspectionSession:
+        """The session on screen when it is on `thread_id` (what it holds goes on: messages kept while the
+        server asked for a sign-in are sent), else a new one."""
+        newest = self._newest
+        if newest is not None and newest.thread_id == thread_id and not newest.cancelled:
+            return newest
+        return self.new()
+
     def _act(self, element_id: str, action: str, subject: str) -> Any:
         return self._newest.act(element_id, action, subject) if self._newest is not None else None
 

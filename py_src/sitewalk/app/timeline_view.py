@@ -6,6 +6,9 @@ its screen re-rendered inert), switch branch (that branch's own screen shows wit
 older steps, and replay or edit-and-resend, each after a restore preview the inspector confirms.
 Older steps also load as the inspector scrolls: a sentinel after the list asks for the next page when
 it comes into view (the Older steps button stays, for keyboards and screen readers).
+A request the server refuses for want of a sign-in (401: the token was revoked or expired) says "sign in
+to ..." in the timeline's notice, never a generic error; a confirmed replay or edit comes back as its
+preview with what was typed, to confirm again once signed in.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..agentserver.errors import Unauthorized
 from ..bridge import dom
 from ..spec.validate import validate_spec
 from ..timeline import RestorePreview, Step, TimelineError, TimelineShown
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["TimelineControls", "draw"]
 
 PANEL = "sw-timeline-panel"
+SIGN_IN_TO_TRAVEL = "sign in to go on: the agent server no longer accepts your sign-in; nothing was changed"
+SIGN_IN_TO_CONFIRM = "not sent: sign in, then confirm again (what you typed is kept)"
 SENTINEL = "sw-timeline-sentinel"
 
 
@@ -77,6 +83,7 @@ class TimelineControls:
     def __init__(self, session: Callable[[], InspectionSession | None]) -> None:
         self.session = session
         self.pending: Callable[[str], Any] | None = None  # what Confirm does (a replay or a fork), given the edit
+        self.offered: tuple[Any, ...] | None = None  # the preview shown last: offered again when a 401 refused it
         self.sentinel: Any = None
 
     def attach(self) -> None:
@@ -109,6 +116,8 @@ class TimelineControls:
         except TimelineError as error:
             dom.set_html("sw-restore", "")
             travel.timeline.notice(f"{error.code}: {error}")
+        except Unauthorized:  # the sign-in form is up (the client's on_unauthorized)
+            travel.timeline.notice(SIGN_IN_TO_TRAVEL)
 
     async def _do(self, travel: TimeTravel, what: str, button: Any) -> None:
         checkpoint = dom.attribute(button, "data-checkpoint-id") or ""
@@ -133,7 +142,13 @@ class TimelineControls:
             edited = dom.element("sw-edit-text")  # read before the preview (and its form) goes away
             text = str(edited.value) if edited is not None else ""
             dom.set_html("sw-restore", "")
-            await work(text)
+            offered = self.offered
+            try:
+                await work(text)
+            except Unauthorized:
+                if offered is not None:  # the same preview, what was typed in it, and why it is back
+                    self.reoffer(offered, text)
+                raise
         elif what in ("cancel", "close"):
             self.pending = None
             dom.set_html("sw-restore" if what == "cancel" else "sw-step-details", "")
@@ -168,8 +183,15 @@ class TimelineControls:
                      edit: str | None = None, **field: str) -> None:
         """The restore preview with the value to write (`edit`; `field`: edit_kind, edit_error); Confirm runs `work`."""
         self.pending = work
+        self.offered = (preview, heading, confirm, work, edit, field)
         dom.set_html("sw-restore", render_template("timeline_restore.j2", preview=preview, heading=heading,
                                                    confirm=confirm, edit=edit, **field))
+
+    def reoffer(self, offered: tuple[Any, ...], text: str) -> None:
+        """A preview whose confirmed work the server refused (401) shown again, with the text typed in it."""
+        preview, heading, confirm, work, edit, field = offered
+        self.show_preview(preview, heading, confirm, work, text if edit is not None else None,
+                          **{**field, "edit_error": SIGN_IN_TO_CONFIRM})
 
     def _travel(self) -> TimeTravel | None:
         session = self.session()

@@ -4,7 +4,9 @@ The browser never performs the business action: the agent authorizes the request
 state (this screen, this button, this action, an unused key) and acts. The key names the screen
 and the button, so pressing again (or a retry) is a replay the agent ignores. Without a network
 the request waits for it, then is sent once: if an earlier attempt did reach the agent (its reply
-was lost), the recorded outcome is shown, not a replay.
+was lost), the recorded outcome is shown, not a replay. A press the server refuses for want of a
+sign-in (401: the token was revoked or expired) says so on the button (`sign_in_required`): once
+signed in it is pressed again, and its key makes sure the agent acts once.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import ServerUnreachable
+from ..agentserver.errors import ServerUnreachable, Unauthorized
 from ..agentserver.schema import Interrupt, ThreadState
 from ..screen_feed import ScreenFeed
 from .loop import RunLoop
@@ -21,7 +23,9 @@ from .stream import RunStream
 from .thread import Thread, WaitForNetwork
 from .view import View
 
-__all__ = ["ActionRequest", "UiActions", "action_request"]
+__all__ = ["SIGN_IN_REQUIRED", "ActionRequest", "UiActions", "action_request"]
+
+SIGN_IN_REQUIRED = "sign_in_required"
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ class UiActions:
             while True:
                 try:
                     return await self._send(element_id, action, resent=attempt > 0)
+                except Unauthorized:  # the sign-in form is up; the key makes a press after it act once
+                    self.view.status(f"{action}: not sent: sign in, then press it again")
+                    self.view.action_result(element_id, SIGN_IN_REQUIRED)
+                    return {"status": SIGN_IN_REQUIRED}
                 except ServerUnreachable:
                     attempt += 1
                     self.view.status(f"{action}: waiting for the network; it is sent once the network is back")

@@ -2,10 +2,13 @@
 
 The agent server takes one run per thread (multitask strategy `reject`), so a message written while
 a run of this session is active waits in the outbox ("waiting until the agent finishes") and goes
-out when the run ends. A message is not sent over a question the agent is waiting on either (the
-inspector answers it first: the message waits and the view says why), nor while another tab's run
-holds the thread (409). Each message carries its own id: when a request got no answer (the network
-dropped), the thread's messages tell whether it arrived, so it is never sent twice.
+out when the run ends. A message the server refuses for want of a sign-in (401: the token was
+revoked or expired) waits too ("sign in to send"): the app's sign-in form comes up, and the outbox
+is sent once the inspector has signed in again and the inspection carries on. A message is not
+sent over a question the agent is waiting on either (the inspector answers it first: the message
+waits and the view says why), nor while another tab's run holds the thread (409). Each message
+carries its own id: when a request got no answer (the network dropped, or a 401 came after its run
+had started), the thread's messages tell whether it arrived, so it is never sent twice.
 """
 
 from __future__ import annotations
@@ -17,18 +20,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import Conflict, ServerUnreachable
+from ..agentserver.errors import Conflict, ServerUnreachable, Unauthorized
 from .loop import RunLoop
 from .stream import RunStream
 from .thread import Thread, WaitForNetwork
 from .view import View
 
-__all__ = ["WAITING_FOR_RUN", "Conversation", "Outgoing", "show_user_text"]
+__all__ = ["WAITING_FOR_RUN", "WAITING_FOR_SIGN_IN", "Conversation", "Outgoing", "show_user_text"]
 
 WAITING_FOR_RUN = "waiting until the agent finishes"
 WAITING_FOR_ANSWER = "the agent is waiting for your answer on the screen: answer it first"
 WAITING_FOR_OTHER_RUN = "another run is active on this inspection (another tab?): sent once it ends"
 WAITING_FOR_NETWORK = "waiting for the network"
+WAITING_FOR_SIGN_IN = "waiting: sign in to send (the agent server no longer accepts your sign-in)"
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,9 @@ class Conversation:
                     return
             except Conflict:
                 self._tell(WAITING_FOR_OTHER_RUN)
+                return
+            except Unauthorized:  # the sign-in form is up; if it had arrived, the next flush finds it by id
+                self._tell(WAITING_FOR_SIGN_IN)
                 return
             except ServerUnreachable:
                 attempt += 1

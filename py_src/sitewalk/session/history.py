@@ -2,7 +2,8 @@
 
 Never the whole history: `TimelinePager` reads pages of `PAGE_SIZE` with `before`. Every feed of one
 view shares one `StaleGuard`, so when the view moves to another thread (or refreshes) a page still on
-its way for the old one is dropped instead of drawn. The subgraphs' own histories (the site walk's,
+its way for the old one is dropped instead of drawn. A page refused for want of a sign-in (401) keeps
+what is shown and says "sign in to load more". The subgraphs' own histories (the site walk's,
 `timeline.nested`) are read the same way, as far back as the graph's loaded steps reach.
 """
 
@@ -11,9 +12,10 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError
+from ..agentserver.errors import AgentServerError, Unauthorized
 from ..timeline import (
     PAGE_SIZE,
+    SIGN_IN_TO_LOAD,
     HistoryPageFailed,
     StaleGuard,
     StaleResponse,
@@ -81,6 +83,9 @@ class TimelineFeed:
                     page = await self.client.threads.get_history(
                         self.thread.id, limit=self.pager.page_size, before=tree.nested.cursor.get(namespace),
                         checkpoint_ns=namespace)
+                except Unauthorized:
+                    notice = SIGN_IN_TO_LOAD
+                    break
                 except (OSError, AgentServerError) as error:
                     notice = f"the site walk's steps could not be read ({error}); the timeline keeps the steps it has"
                     break

@@ -9,6 +9,9 @@ answered by interrupt id.
   nothing is sent and the card stays. The agent checks again (a refused answer is asked again with why).
 - The answer goes as the resume of its interrupt, `{interrupt_id: {"question_id", "answer"}}`; the run
   goes on (the next question, or what the agent makes of the answers) and the cards are drawn again.
+- An answer the server refuses for want of a sign-in (401: the token was revoked or expired) is refused
+  `sign_in_required` on its card, which stays with what was typed: once signed in, answer again (an
+  answer that did land before the 401 has its card gone by then, so nothing is answered twice).
 """
 
 from __future__ import annotations
@@ -18,13 +21,15 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
+from ..agentserver.errors import Unauthorized
 from ..contracts.questions import InvalidAnswer, parse_answer, question_of
 from .loop import RunLoop
 from .thread import Thread
 
 __all__ = ["PendingQuestion", "QuestionCards", "QuestionRefused", "Questions", "pending_questions"]
 
-RefusalCode = Literal["invalid_answer", "already_answered"]
+RefusalCode = Literal["invalid_answer", "already_answered", "sign_in_required"]
+SIGN_IN_TO_ANSWER = "not sent: the agent server asks you to sign in. Sign in, then send your answer again"
 
 
 @dataclass(frozen=True)
@@ -101,15 +106,27 @@ class Questions:
 
     async def answer(self, interrupt_id: str, raw: Any) -> QuestionRefused | None:
         """Send the answer to one pending question and carry on with the run; the refusal when not sent."""
-        pending = {q.interrupt_id: q for q in pending_questions(await self.client.threads.get_state(self.thread.id))}
         try:
-            question = pending.get(interrupt_id)
-            if question is None:
-                raise QuestionRefused(interrupt_id, "already_answered", "the agent no longer waits on this question")
-            value = resume_value(question, raw)
+            await self._answer(interrupt_id, raw)
         except QuestionRefused as refused:
             self.cards.question_refused(refused.interrupt_id, refused.code, refused.message)
             return refused
-        await self.loop.run(command={"resume": {interrupt_id: value}})
-        await self.refresh()
         return None
+
+    async def _answer(self, interrupt_id: str, raw: Any) -> None:
+        try:
+            state = await self.client.threads.get_state(self.thread.id)
+        except Unauthorized as error:
+            raise QuestionRefused(interrupt_id, "sign_in_required", SIGN_IN_TO_ANSWER) from error
+        question = next((q for q in pending_questions(state) if q.interrupt_id == interrupt_id), None)
+        if question is None:
+            raise QuestionRefused(interrupt_id, "already_answered", "the agent no longer waits on this question")
+        value = resume_value(question, raw)
+        try:
+            await self.loop.run(command={"resume": {interrupt_id: value}})
+        except Unauthorized as error:  # refused before it ran (one that landed anyway: its card goes once signed in)
+            raise QuestionRefused(interrupt_id, "sign_in_required", SIGN_IN_TO_ANSWER) from error
+        try:
+            await self.refresh()
+        except Unauthorized:  # answered; the cards are read again once signed in
+            return

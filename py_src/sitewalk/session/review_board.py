@@ -62,6 +62,12 @@ class ReviewBoard:
     def refuse(self, iid: str, code: str, message: str) -> None:
         self.refusals[iid] = (code, message)
 
+    def hold(self, iid: str, decision: dict[str, Any], message: str) -> None:
+        """A decision taken to send but not sent (no sign-in): back on its card, to send again."""
+        if iid in self.pending and iid not in self.choices:  # a choice made since is the newer one
+            self.choices[iid] = decision
+        self.refusals[iid] = ("sign_in_required", message)
+
     def cards(self) -> list[dict[str, Any]]:
         """What each card shows: the review, the args and revision (the edit's when edited), choice, refusal."""
         out = []

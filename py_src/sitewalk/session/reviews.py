@@ -20,6 +20,10 @@ The server (`sitewalk_agent.review`) pauses each gated tool call with its own in
   unknown and is not retried. A tool message that says the server's own request timed out
   (`outcome_unknown` envelope) settles nothing: the server reconciles it from the work-order
   database by idempotency key (`call_outcomes` in the state, `sitewalk_agent.outcomes`).
+- A decision the server refuses for want of a sign-in (401: the token was revoked or expired) is not
+  lost: its card keeps it and says "sign in to send it" (`sign_in_required`); once signed in the
+  cards are read again and Send decisions sends it. A decision that did land before the 401 is gone
+  from the server's pending reviews by then, so it is never sent twice.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError
+from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
 from ..calls.lifecycle import CallStatus
 from ..contracts.envelope import is_outcome_unknown
 from .loop import RunLoop
@@ -41,7 +45,9 @@ __all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "
 
 REVIEW_TYPE = "tool_approval"
 OUTCOME_UNKNOWN = CallStatus.OUTCOME_UNKNOWN.value  # the lifecycle's own states (calls.lifecycle)
-RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision"]
+RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision", "sign_in_required"]
+SIGN_IN_TO_SEND = ("not sent: the agent server asks you to sign in. Your decision stays on this card: sign in, "
+                   "then Send decisions")
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,9 @@ class ReviewCards(Protocol):
     def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
         """A decision not sent, or refused by the server (already_decided, stale_revision), on its card."""
 
+    def review_held(self, interrupt_id: str, decision: dict[str, Any], message: str) -> None:
+        """A decision not sent for want of a sign-in: its card keeps it (to send again) and says why."""
+
 
 class NoCards:
     """No review display (a session without one): pending reviews are still never approved by default."""
@@ -158,6 +167,9 @@ class NoCards:
         return None
 
     def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
+        return None
+
+    def review_held(self, interrupt_id: str, decision: dict[str, Any], message: str) -> None:
         return None
 
 
@@ -182,24 +194,45 @@ class Reviews:
         return pending
 
     async def submit(self, decisions: Mapping[str, dict[str, Any]]) -> list[ReviewRefused]:
-        """Send the decisions that still apply, in one resume; return (and show) the refused ones."""
-        state = dict(await self.client.threads.get_state(self.thread.id))
+        """Send the decisions that still apply, in one resume; return (and show) the refused ones.
+        Without a sign-in the server accepts, every decision not known to have landed is held on its card."""
+        try:
+            state = dict(await self.client.threads.get_state(self.thread.id))
+        except Unauthorized:
+            return self._hold(decisions)
         self._settle(state)
         good, refused = check_decisions(decisions, state)
         sent = {r.tool_call_id: r.name for r in pending_reviews(state) if r.interrupt_id in good}
         if good:
-            refused += await self._send(good, sent)
+            try:
+                refused += await self._send(good, sent)
+            except Unauthorized:  # refused before it ran; if it landed anyway, the next read drops its card
+                return refused + self._hold(good, refused)
         for r in refused:
             self.cards.review_refused(r.interrupt_id, r.code, r.message)
         try:
             await self.refresh()
         except ServerUnreachable:  # the cards of unknown outcome stay so until the server is read again
             self.view.status("Agent server out of reach: the outcome of the decisions sent is unknown for now")
+        except Unauthorized:  # sent; the cards are read again once signed in
+            self.view.status("Decisions sent; sign in to see what the agent waits on next")
         return refused
+
+    def _hold(self, decisions: Mapping[str, dict[str, Any]], refused: list[ReviewRefused] | None = None
+              ) -> list[ReviewRefused]:
+        """Keep each decision on its card, to send once signed in (the refusals known so far shown too)."""
+        for r in refused or []:
+            self.cards.review_refused(r.interrupt_id, r.code, r.message)
+        for iid, decision in decisions.items():
+            self.cards.review_held(iid, dict(decision), SIGN_IN_TO_SEND)
+        self.view.status(f"{len(decisions)} review decision(s) not sent: sign in to send them")
+        return [ReviewRefused(iid, "sign_in_required", SIGN_IN_TO_SEND) for iid in decisions]
 
     async def _send(self, good: dict[str, dict[str, Any]], sent: dict[str, str]) -> list[ReviewRefused]:
         try:
             await self.loop.run(command={"resume": good})
+        except Unauthorized:
+            raise  # nothing ran for want of a sign-in: not an unknown outcome (see `submit`)
         except StreamError as error:
             if "stale_revision" in str(error):  # the server's own check refused it: nothing ran
                 return [ReviewRefused(iid, "stale_revision", str(error)[:300]) for iid in good]

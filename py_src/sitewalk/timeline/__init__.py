@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from .ahead import DeviceCall, device_calls_ahead
 from .errors import (
+    SIGN_IN_TO_LOAD,
+    HistoryNeedsSignIn,
     HistoryPageFailed,
     InvalidEdit,
     ReplayDeclined,
@@ -37,7 +39,8 @@ from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
-    "PAGE_SIZE", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "HistoryPageFailed", "InvalidEdit",
+    "PAGE_SIZE", "SIGN_IN_TO_LOAD", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "HistoryNeedsSignIn",
+    "HistoryPageFailed", "InvalidEdit",
     "LookupOrder", "NestedSteps", "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
     "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager",
     "TimelineShown", "TimelineTree", "UnknownCheckpoint", "check_actions", "checkpoint_id", "checkpoint_object",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["HistoryPageFailed", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined", "RunActive", "StaleResponse",
-           "TimelineError", "UnknownCheckpoint"]
+__all__ = ["HistoryPageFailed", "HistoryNeedsSignIn", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined",
+           "RunActive", "SIGN_IN_TO_LOAD", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
+
+SIGN_IN_TO_LOAD = "sign in to load more: the timeline keeps the steps it has"
 
 
 class TimelineError(ValueError):
@@ -36,6 +38,15 @@ class HistoryPageFailed(TimelineError):
     """A history page could not be read after its retries; the timeline keeps the steps it has."""
 
     code = "history_page_failed"
+
+
+class HistoryNeedsSignIn(HistoryPageFailed):
+    """A history page the server refused for want of a sign-in (401); the timeline keeps the steps it has."""
+
+    code = "sign_in_required"
+
+    def __init__(self) -> None:
+        super().__init__(SIGN_IN_TO_LOAD)
 
 
 class StaleResponse(TimelineError):

@@ -6,7 +6,8 @@ comes into view) and by the Older steps button: an ask while a page is on its wa
 instead of reading the same page twice, so the tree holds only the pages the inspector reached.
 Each load holds a ticket of the shared `StaleGuard` and writes into the tree only while the ticket
 is current. A page that fails is retried; when it still
-fails the tree keeps every step it has and `HistoryPageFailed` says so.
+fails the tree keeps every step it has and `HistoryPageFailed` says so; a page refused for want of a
+sign-in (401) is not retried: `HistoryNeedsSignIn` says "sign in to load more".
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from ..agentserver.errors import ServerError, ServerUnreachable
-from .errors import HistoryPageFailed, StaleResponse
+from ..agentserver.errors import ServerError, ServerUnreachable, Unauthorized
+from .errors import HistoryNeedsSignIn, HistoryPageFailed, StaleResponse
 from .guard import StaleGuard, Ticket
 from .tree import TimelineTree
 
@@ -93,6 +94,8 @@ class TimelinePager:
                 return await self.fetch(self.page_size, before)
             except RETRYABLE as error:
                 last = error
+            except Unauthorized as error:
+                raise HistoryNeedsSignIn() from error
         raise HistoryPageFailed(f"history page before {before or 'the newest'} failed after "
                                 f"{RETRIES + 1} tries ({last}); the timeline keeps the steps it has")
 
