@@ -17,7 +17,7 @@ from .contracts.audit import HEAD_KEY, ChainProblem, audit_namespace, verify_cha
 __all__ = ["AuditTrail", "read_audit_trail"]
 
 WHAT = {"tool_call": "tool call", "review_decision": "review", "ui_action": "UI action",
-        "reconciliation": "reconciliation"}
+        "reconciliation": "reconciliation", "site_walk": "site walk"}
 
 
 @dataclass

@@ -21,6 +21,7 @@ node's subgraph (LangGraph reads the hook's code for the compiled graph it names
 on the real server: nested state, the namespace's history, forks between the questions.
 The tool's own body only runs when the hook did not answer (a second walk in one message): it refuses
 with the typed error `one_walk_at_a_time` (a failed call in the app's list and in the audit trail).
+A finished walk is one audit record (`kind: site_walk`: the call, its questions and answers, who answered).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
+from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -39,6 +41,7 @@ from typing_extensions import TypedDict
 
 from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolSuccess
 from sitewalk.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
+from sitewalk_agent.audit.record import record_site_walk
 from sitewalk_agent.headless import failure, tool_message
 
 __all__ = ["QUESTIONS", "SITE_WALK", "WALK_NODE", "WALK_TOOL", "SiteWalkMiddleware", "build_site_walk",
@@ -150,9 +153,13 @@ class SiteWalkMiddleware(AgentMiddleware):
             args = WalkArgs.model_validate(call.get("args") or {})
         except ValueError as error:
             outcome = failure(call, ErrorCode.invalid_args, f"invalid arguments: {error}")
+            await record_site_walk(runtime.store, get_config(), state, call, [], outcome="failed:invalid_args")
             return {"messages": [tool_message(call, outcome.model_dump(mode="json"), False)]}
         # SITE_WALK named here, in the node's own code, is how LangGraph finds the node's subgraph.
         walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call["id"], "answers": []})
-        result = {"inspection_id": args.inspection_id, "answers": list(walked.get("answers") or [])}
+        answers: list[dict[str, Any]] = list(walked.get("answers") or [])
+        result = {"inspection_id": args.inspection_id, "answers": answers}
+        # Recorded once the walk is done: this node runs to here once per walk (or per changed answer, on its branch).
+        await record_site_walk(runtime.store, get_config(), state, call, answers)
         envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call["id"], result=result).model_dump(mode="json")
         return {"messages": [tool_message(call, envelope, True)]}

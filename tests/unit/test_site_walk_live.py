@@ -10,6 +10,7 @@ import json
 import pytest
 
 from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.audit_trail import read_audit_trail
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
 from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.edits import StepEdits
@@ -67,6 +68,13 @@ async def _answer_both(session, cards, first="yes", second=3):
     await session.answer(cards.pending[0]["interrupt_id"], second)
 
 
+async def _walk_records(client, thread_id):
+    """The thread's site-walk audit records, read as the app reads them; the chain must be whole."""
+    trail = await read_audit_trail(client, thread_id)
+    assert trail.problem is None, trail.problem
+    return [r for r in trail.records if r["kind"] == "site_walk"]
+
+
 def _nested(view, ending):
     return next(n for s in view.shown.steps for n in s.nested if n.name.title.endswith(ending))
 
@@ -84,6 +92,9 @@ def test_the_session_answers_both_questions_and_a_bad_answer_sends_nothing(agent
         stale = await session.answer(first["interrupt_id"], "no")  # the first question is answered already
         assert stale is not None and stale.code == "already_answered"
         await session.answer(second["interrupt_id"], "4")
+        (walk,) = await _walk_records(client, session.thread_id)
+        assert walk["detail"] == "Is the handrail secure? yes; How many bolts are corroded? 4"
+        assert walk["checkpoint_id"] and walk["reviewer"]["display_name"] == "Ana Ortiz"
         return first, second, cards.pending, await _card(client, session), view.shown
 
     first, second, after, card, shown = _walk(agent_server, then)
@@ -129,6 +140,8 @@ def test_values_change_at_a_step_and_a_value_that_does_not_fit_changes_nothing(a
         assert len(await client.threads.get_history(session.thread_id, limit=1000)) == count
         await edits.change_answer(bolts.id, 12)
         changed = await _card(client, session)
+        old, new = await _walk_records(client, session.thread_id)  # the old branch's record stays
+        assert [[a["answer"] for a in r["answers"]] for r in (old, new)] == [[True, 3], [True, 12]]
         assert cards.pending == []  # changed without being asked
         timeline = session.parts.timeline
         while not any(s.name.title == "Read your draft" for s in timeline.tree.steps()):

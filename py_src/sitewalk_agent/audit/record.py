@@ -1,8 +1,9 @@
-"""One audit record per tool call, per review decision and per UI action, appended to the thread's chain.
+"""One audit record per tool call, per review decision, per UI action and per site walk, appended to the thread's chain.
 
 Every record has the same fields (None where a field does not apply), so the trail reads as a table:
 
     kind              tool_call | review_decision | ui_action | reconciliation (a call of unknown outcome, settled)
+                      | site_walk (a walk_site call the walk answered)
     task_id           the inspection id the thread is about
     thread_id, run_id, checkpoint_id, interrupt_id, tool_call_id
     tool_name         the tool (or, for a UI action, the action asked for)
@@ -15,6 +16,7 @@ Every record has the same fields (None where a field does not apply), so the tra
     detail            a short free text (a refusal's reason, a work order id)
     ui_spec_identity  the identity {message_id, tool_call_id, revision} of the screen the user saw
     idempotency_key   the key of a UI action
+    answers           a site walk's questions and answers [{question_id, question, kind, answer}], in order
 
 Without a store or a thread id (a graph run in-process without persistence) nothing is recorded.
 """
@@ -30,11 +32,11 @@ from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of,
 from sitewalk_agent.audit.trail import AuditTrail
 
 __all__ = ["FIELDS", "MAX_FIELD", "append", "record_review_decision", "record_tool_call", "record_ui_action",
-           "record_reconciliation", "tool_outcome"]
+           "record_reconciliation", "record_site_walk", "tool_outcome"]
 
 FIELDS = ("kind", "task_id", "thread_id", "run_id", "checkpoint_id", "interrupt_id", "tool_call_id", "tool_name",
           "args_revision", "args_hash", "review_status", "reviewer", "time", "outcome", "detail",
-          "ui_spec_identity", "idempotency_key")
+          "ui_spec_identity", "idempotency_key", "answers")
 MAX_DETAIL = 300
 MAX_FIELD = 200  # what a press may put in a record (a forged one may send megabytes)
 IDENTITY_KEYS = ("message_id", "tool_call_id", "revision")
@@ -171,3 +173,21 @@ async def record_reconciliation(store: Any, config: Any, state: Any, tool_call_i
     return await append(store, config, state, kind="reconciliation", tool_call_id=tool_call_id,
                         tool_name=entry.get("tool"), outcome=entry.get("status"), detail=entry.get("work_order"),
                         idempotency_key=entry.get("idempotency_key"))
+
+
+def walk_said(answers: list[dict[str, Any]]) -> str:
+    """The answers as one line: "Is the handrail secure? yes; How many bolts are corroded? 3"."""
+    def text(value: Any) -> str:
+        return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+    return "; ".join(f"{a.get('question')} {text(a.get('answer'))}" for a in answers)
+
+
+async def record_site_walk(store: Any, config: Any, state: Any, tool_call: dict[str, Any],
+                           answers: list[dict[str, Any]], outcome: str = "answered") -> dict[str, Any] | None:
+    """A walk_site call the site walk answered (in a node: `AuditMiddleware` never sees it): the call, the
+    questions and answers in the order asked, and who answered them (the run's auth identity)."""
+    kept = [{k: a.get(k) for k in ("question_id", "question", "kind", "answer")} for a in answers]
+    return await append(store, config, state, kind="site_walk", tool_call_id=tool_call.get("id"),
+                        tool_name=tool_call.get("name"), args_revision=1, args_hash=args_hash(tool_call.get("args")),
+                        review_status="review_not_required", reviewer=actor(config, state), outcome=outcome,
+                        detail=walk_said(kept) or None, answers=kept)
