@@ -111,6 +111,13 @@ def test_the_two_questions_are_answered_on_cards_and_the_walk_nests_in_the_timel
     details.wait_for()
     assert "Is the handrail secure? yes" in details.inner_text() and "Next: ask_corroded_bolts" in page.locator(
         ".sw-step-view").inner_text()
+    page.locator("#sw-audit-load").click()  # the walk is in the audit trail, with both answers and who gave them
+    page.wait_for_selector("#sw-audit-verdict[data-chain='whole']")
+    walk = page.locator("#sw-audit-records li", has=page.locator(".sw-audit-what", has_text="site walk"))
+    assert walk.count() == 1
+    said = walk.locator(".sw-audit-outcome").inner_text()
+    assert "Is the handrail secure? yes" in said and "How many bolts are corroded? 3" in said, said
+    assert "Ana Ruiz (unauthenticated)" in walk.locator(".sw-audit-reviewer").inner_text()
 
 
 def test_a_fork_between_the_questions_asks_only_the_second_and_the_old_branch_stays_readable(app):
