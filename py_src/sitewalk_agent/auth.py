@@ -15,73 +15,36 @@ else is refused (403).
 Without SITEWALK_TOKENS (the embedded default, and the e2e suite today) everyone is one
 `anonymous` user and nothing is filtered, exactly as before auth existed.
 
-The file is read once, when the server imports this module (handlers must not block the event
-loop); a token file that cannot be read or is malformed stops the server with TokenFileError.
-Tokens are looked up by their SHA-256, so a lookup's timing says nothing about how close a wrong
-token was. To plug in a real identity provider, replace `_inspector_for` with a check of the
-provider's token (e.g. an OIDC JWT: verify its signature with the provider's keys and map `sub`
-to the identity); the ownership rules below stay as they are.
+The file is read when the server imports this module, and again when it changes (`token_file`:
+checked at most once a second, off the event loop), so a token removed from it is refused without a
+restart; a token file that cannot be read or is malformed at start stops the server with
+TokenFileError. Tokens are looked up by their SHA-256. To plug in a real identity provider, replace
+`_inspector_for` with a check of the provider's token (e.g. an OIDC JWT: verify its signature with
+the provider's keys and map `sub` to the identity); the ownership rules below stay as they are.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from langgraph_sdk import Auth
 
 from sitewalk.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
 from sitewalk.contracts.store import namespace_owner
+from sitewalk_agent.token_file import TokenFile, TokenFileError, load_tokens
 
 __all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 
 TOKENS_ENV = "SITEWALK_TOKENS"
 OWNER = "owner"
 ANONYMOUS: Auth.types.MinimalUserDict = {"identity": ANONYMOUS_IDENTITY, "display_name": "Anonymous"}
-MIN_TOKEN_LENGTH = 16
 
 
-class TokenFileError(ValueError):
-    """The token file named by SITEWALK_TOKENS cannot be used (missing, not JSON, bad entries)."""
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _entry(token: Any, who: Any, path: Path) -> Auth.types.MinimalUserDict:
-    if not isinstance(token, str) or len(token) < MIN_TOKEN_LENGTH:
-        raise TokenFileError(f"{path}: every token must be a string of at least {MIN_TOKEN_LENGTH} characters")
-    identity = who.get("identity") if isinstance(who, dict) else None
-    if not isinstance(identity, str) or not identity.strip():
-        raise TokenFileError(f"{path}: the entry of a token needs an `identity` (a non-empty string)")
-    display = who.get("display_name", identity)
-    if not isinstance(display, str):
-        raise TokenFileError(f"{path}: `display_name` of {identity!r} must be a string")
-    return {"identity": identity, "display_name": display}
-
-
-def load_tokens(path: str | Path) -> dict[str, Auth.types.MinimalUserDict]:
-    """The token file as {sha256(token): {identity, display_name}}; TokenFileError when unusable."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TokenFileError(f"{TOKENS_ENV}={path}: cannot read it ({exc.strerror})") from exc
-    except ValueError as exc:
-        raise TokenFileError(f"{path}: not JSON ({exc})") from exc
-    if not isinstance(data, dict) or not data:
-        raise TokenFileError(f"{path}: expected an object mapping tokens to {{identity, display_name}}")
-    return {_digest(token): _entry(token, who, path) for token, who in data.items()}
-
-
-def _tokens_from_env() -> dict[str, Auth.types.MinimalUserDict] | None:
+def _tokens_from_env() -> TokenFile | None:
     path = os.environ.get(TOKENS_ENV, "").strip()
-    return load_tokens(path) if path else None
+    return TokenFile(path) if path else None
 
 
 TOKENS = _tokens_from_env()
@@ -97,12 +60,12 @@ def _header(headers: Mapping[Any, Any], name: str) -> str | None:
     return None
 
 
-def _inspector_for(authorization: str | None) -> Auth.types.MinimalUserDict | None:
+async def _inspector_for(authorization: str | None) -> Auth.types.MinimalUserDict | None:
     assert TOKENS is not None
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
-    return TOKENS.get(_digest(token.strip()))
+    return await TOKENS.inspector(token.strip())
 
 
 @auth.authenticate
@@ -111,7 +74,7 @@ async def authenticate(headers: Mapping[Any, Any]) -> Auth.types.MinimalUserDict
     dev passes it by that name, Aegra as the one argument)."""
     if TOKENS is None:
         return ANONYMOUS
-    inspector = _inspector_for(_header(headers, "authorization"))
+    inspector = await _inspector_for(_header(headers, "authorization"))
     if inspector is None:
         raise Auth.exceptions.HTTPException(status_code=401, detail="sign in: Authorization: Bearer <token>")
     return inspector
