@@ -75,7 +75,7 @@ def _serve(n: int) -> tuple[ThreadingHTTPServer, str]:
 
 
 def _paint(tree: TimelineTree) -> str:
-    return render_template("timeline.j2", shown=shown("t", tree))
+    return render_template("timeline.j2", steps=shown("t", tree).steps)
 
 
 async def _first_paint(url: str) -> tuple[float, int, int, Any]:

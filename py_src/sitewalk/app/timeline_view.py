@@ -5,7 +5,9 @@ delegated listener on the timeline's panel): open a step read-only (its state re
 its screen re-rendered inert), switch branch (that branch's own screen shows with its head), load
 older steps, and replay or edit-and-resend, each after a restore preview the inspector confirms.
 Older steps also load as the inspector scrolls: a sentinel after the list asks for the next page when
-it comes into view (the Older steps button stays, for keyboards and screen readers).
+it comes into view (the Older steps button stays, for keyboards and screen readers). A loaded page only
+adds its rows under the drawn ones (`timeline.drawing.plan_draw`): the rows on the page stay the same
+nodes, so the scroll position, an open element and the focus stay where they were.
 A request the server refuses for want of a sign-in (401: the token was revoked or expired) says "sign in
 to ..." in the timeline's notice, never a generic error; a confirmed replay or edit comes back as its
 preview with what was typed, to confirm again once signed in.
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..agentserver.errors import Unauthorized
 from ..bridge import dom
 from ..spec.validate import validate_spec
-from ..timeline import RestorePreview, Step, TimelineError, TimelineShown
+from ..timeline import Append, Redraw, RestorePreview, Step, TimelineError, TimelineShown, plan_draw
 from ..ui.render import render_spec, render_template
 from ..ui.trusted import TemplateHtml
 from .timeline_edit import EDITS, nested_details_html, start_edit
@@ -37,19 +39,41 @@ SIGN_IN_TO_CONFIRM = "not sent: sign in, then confirm again (what you typed is k
 SENTINEL = "sw-timeline-sentinel"
 
 
-_drawn: list[str] = []  # the thread drawn last: another thread's open details and preview are cleared
+_drawn: list[TimelineShown] = []  # what the list shows now: another thread's open details and preview are
+# cleared, and a loaded page appends to it
 
 
 def draw(shown: TimelineShown) -> None:
-    if _drawn[-1:] != [shown.thread_id]:
-        _drawn[:] = [shown.thread_id]
+    last = _drawn[0] if _drawn else None
+    if last is None or last.thread_id != shown.thread_id:
         dom.set_html("sw-step-details", "")
         dom.set_html("sw-restore", "")
-    dom.set_html("sw-timeline", render_template("timeline.j2", shown=shown))
+    rows = dom.element("sw-timeline")
+    if last is not None and rows.childElementCount != len(last.steps):
+        last = None  # the list was emptied (another inspection opened) or changed under us
+    plan = plan_draw(last, shown)
+    if isinstance(plan, Append) and not _apply(rows, plan):
+        plan = Redraw("a drawn row is missing")
+    if isinstance(plan, Redraw):
+        dom.set_html(rows, render_template("timeline.j2", steps=shown.steps))
+    rows.dataset.draw = "redraw" if isinstance(plan, Redraw) else "append"  # what the last draw did
+    _drawn[:] = [shown]
     dom.set_html("sw-branches", render_template("timeline_branches.j2", shown=shown))
     dom.element("sw-timeline-notice").textContent = shown.notice
     dom.element("sw-timeline-older").hidden = not shown.more
     dom.element(SENTINEL).hidden = not shown.more  # hidden: never in view, so nothing more is asked
+
+
+def _apply(rows: Any, plan: Append) -> bool:
+    """Draw the changed rows again in their places, then add the new ones at the end (False: a row is missing)."""
+    for step in plan.changed:
+        row = dom.query(rows, f':scope > li[data-checkpoint-id="{dom.css_escape(step.id)}"]')
+        if row is None:
+            return False
+        dom.replace_html(row, render_template("timeline.j2", steps=[step]))
+    if plan.rows:
+        dom.insert_html(rows, "beforeend", render_template("timeline.j2", steps=plan.rows))
+    return True
 
 
 def _who(message: dict[str, Any]) -> str:

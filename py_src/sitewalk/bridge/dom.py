@@ -1,7 +1,7 @@
 """The page: elements by id, nodes created and queried, HTML written, the status line, the boot shell.
 
 Every lookup that can find nothing returns None, never a JS null (see `values.is_none`).
-This is the only module that writes HTML into the page (`set_html`), through the app's one
+This is the only module that writes HTML into the page (`set_html`, `insert_html`), through the app's one
 Trusted Types policy: the site's CSP makes the browser refuse any other HTML string.
 """
 
@@ -26,10 +26,12 @@ __all__ = [
     "ensure_element",
     "claim_policy",
     "hide_error",
+    "insert_html",
     "is_active",
     "mark_ready",
     "parent",
     "query",
+    "replace_html",
     "reload",
     "set_html",
     "shell",
@@ -103,6 +105,24 @@ def set_html(target: Any, html: TemplateHtml | Literal[""]) -> None:
     with _gate.admit(html) as text:
         policy = claim_policy()
         node.innerHTML = text if policy is None else policy.createHTML(text)
+
+
+Where = Literal["beforebegin", "afterbegin", "beforeend", "afterend"]
+
+
+def insert_html(target: Any, where: Where, html: TemplateHtml) -> None:
+    """Insert the app's own template output next to or inside an element (its id, or the node), leaving
+    its other children as they are (`insertAdjacentHTML`, through the same policy as `set_html`)."""
+    node = element(target) if isinstance(target, str) else target
+    with _gate.admit(html) as text:
+        policy = claim_policy()
+        node.insertAdjacentHTML(where, text if policy is None else policy.createHTML(text))
+
+
+def replace_html(node: Any, html: TemplateHtml) -> None:
+    """Put the app's own template output in the node's place (the node itself goes)."""
+    insert_html(node, "beforebegin", html)
+    node.remove()
 
 
 def css_escape(text: str) -> str:

@@ -8,6 +8,7 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 - `pager` loads it newest first with `limit` + `before`, retrying a failed page, through
 - `guard`, which binds each response to the timeline that asked (a late page of another thread is dropped);
 - `shown` is what the view draws (one branch, the switcher, a notice);
+- `drawing` decides whether a new `shown` appends rows to the drawn list or redraws it;
 - `preview` lists what a restore replaces and the external actions it would not undo;
 - `ahead` names the device tools a replay from a step will ask for, known before it starts;
 - `decisions` reads the review decisions a step carries, checks a changed one, says what it does to work orders;
@@ -17,6 +18,7 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 from __future__ import annotations
 
 from .ahead import DeviceCall, device_calls_ahead
+from .drawing import Append, Redraw, plan_draw
 from .errors import (
     SIGN_IN_TO_LOAD,
     HistoryNeedsSignIn,
@@ -39,10 +41,10 @@ from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
-    "PAGE_SIZE", "SIGN_IN_TO_LOAD", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "HistoryNeedsSignIn",
-    "HistoryPageFailed", "InvalidEdit",
-    "LookupOrder", "NestedSteps", "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
+    "PAGE_SIZE", "SIGN_IN_TO_LOAD", "Append", "Branch", "DeviceCall", "ExternalAction", "FetchPage",
+    "HistoryNeedsSignIn", "HistoryPageFailed", "InvalidEdit", "LookupOrder", "NestedSteps", "Redraw",
+    "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
     "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager",
     "TimelineShown", "TimelineTree", "UnknownCheckpoint", "check_actions", "checkpoint_id", "checkpoint_object",
-    "device_calls_ahead", "facts_of", "name_step", "restore_preview", "shown",
+    "device_calls_ahead", "facts_of", "name_step", "plan_draw", "restore_preview", "shown",
 ]
