@@ -168,9 +168,14 @@ def test_scrolling_the_timeline_loads_the_next_page_and_only_that(app, agent_ser
     page.locator(STEP).nth(PAGE - 1).wait_for()
     asked = len(app.watch.requests)
     assert page.locator(STEP).count() == PAGE
+    # the rows drawn are marked on their DOM nodes: a loaded page adds rows under them, it does not redraw them
+    page.evaluate(f"[...document.querySelectorAll('{STEP}')].forEach((row, i) => {{ row.swDrawn = i; }})")
 
     page.locator("#sw-timeline-sentinel").scroll_into_view_if_needed()
     page.locator(STEP).nth(PAGE).wait_for()  # the next page came by scrolling, no button pressed
+    kept = page.evaluate(f"[...document.querySelectorAll('{STEP}')].slice(0, {PAGE - 1}).map(row => row.swDrawn)")
+    assert kept == list(range(PAGE - 1))  # the same nodes (the oldest drawn row may be named anew: its parent came)
+    assert page.locator("#sw-timeline").get_attribute("data-draw") == "append"
     older = _older_pages(app.watch.requests[asked:])
     assert page.locator(STEP).count() == PAGE * (1 + len(older)) and 1 <= len(older) < 3  # what was reached
     assert page.locator("#sw-timeline-older").is_visible()  # more left, not fetched: memory stays flat
