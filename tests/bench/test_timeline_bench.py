@@ -6,6 +6,11 @@ checkpoint carries the messages so far) is served by a tiny loopback HTTP server
 the real one: `AgentServerClient` over HTTP, `TimelinePager`, the tree and the step names, and the
 `timeline.j2` template. Baseline, same run: one `get_history(limit=1000)` built into the same steps.
 
+Scrolling on: the cost of loading one more page at depth N (the page's fetch, the tree, what is shown,
+and the list's draw), the list drawn as the view draws it (`plan_draw`: only the new rows rendered)
+against rendering the whole list again on every page (what the view did before), same run, same pages.
+Only the Python side is timed (no DOM here): in the browser the full redraw also re-parses every row.
+
 Run: python -m pytest tests/bench/test_timeline_bench.py -s
 Targets: first paint <= 0.2x fetch-all; memory flat from 100 to 1,000 checkpoints.
 """
@@ -24,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.timeline import StaleGuard, TimelinePager, TimelineTree, shown
+from sitewalk.timeline import Append, StaleGuard, TimelinePager, TimelineTree, plan_draw, shown
 from sitewalk.ui.render import render_template
 
 RECORDED = json.loads((Path(__file__).parents[1] / "unit" / "fixtures" / "history" / "confirm_fork.json").read_text())
@@ -137,3 +142,55 @@ def test_bench_timeline_first_paint_and_memory_with_paging():
           f"carry every message so far); "
           f"fetch-all at 1,000 peaks at {w1000[2] / p1000[2]:.0f}x the paged peak")
     assert len(p1000[3]) == 20 and p1000[3].cursor == "cp-000980"  # one page, and the cursor to go on
+
+
+async def _scroll(url: str) -> list[tuple[float, float, float]]:
+    """Every page of the thread in turn: (load, full redraw, append draw) seconds for each page after the first."""
+    async with AgentServerClient(url) as client:
+        async def page(limit: int, before: str | None) -> Any:
+            return await client.threads.get_history("t", limit=limit, before=before)
+
+        pager = TimelinePager("t", page, StaleGuard())
+        drawn = shown("t", await pager.first_page())
+        rows = str(render_template("timeline.j2", steps=drawn.steps))
+        costs = []
+        while not pager.tree.exhausted:
+            t0 = time.perf_counter()
+            await pager.older()
+            now = shown("t", pager.tree)
+            t1 = time.perf_counter()
+            whole = str(render_template("timeline.j2", steps=now.steps))  # the baseline: the list drawn again
+            t2 = time.perf_counter()
+            plan = plan_draw(drawn, now)
+            assert isinstance(plan, Append) and len(plan.changed) <= 1, plan
+            changed = [str(render_template("timeline.j2", steps=[step])) for step in plan.changed]
+            rows += str(render_template("timeline.j2", steps=plan.rows))
+            t3 = time.perf_counter()
+            assert rows.count("<li") == whole.count("<li")  # the same rows, drawn apart
+            costs.append((t1 - t0, t2 - t1, t3 - t2))
+            drawn = now
+        return costs
+
+
+def test_bench_timeline_loading_one_more_page_appends_instead_of_redrawing():
+    server, url = _serve(1000)
+    try:
+        runs = [asyncio.run(_scroll(url)) for _ in range(3)]
+    finally:
+        server.shutdown()
+    # per page, the best of the runs: (load + full redraw, load + append), and the draws alone
+    best = [(min(r[0] + r[1] for r in page), min(r[0] + r[2] for r in page)) for page in zip(*runs, strict=True)]
+    draws = [(min(r[1] for r in page), min(r[2] for r in page)) for page in zip(*runs, strict=True)]
+    depth = 10  # page 10: 180 rows drawn, 20 more
+    redraw, append = best[depth - 2]
+    print(f"\nloading page {depth} of 1,000 checkpoints (load + draw): appending {append * 1e3:.1f} ms, "
+          f"redrawing the list {redraw * 1e3:.1f} ms; ratio {append / redraw:.2f}")
+    redraw_all, append_all = sum(r for r, _ in best), sum(a for _, a in best)
+    last_redraw, last_append = best[-1]
+    print(f"scrolling through 1,000 checkpoints ({len(best) + 1} page reads): appending {append_all * 1e3:.0f} ms, "
+          f"redrawing on every page {redraw_all * 1e3:.0f} ms; ratio {append_all / redraw_all:.2f}; the last page "
+          f"{last_append * 1e3:.1f} ms vs {last_redraw * 1e3:.1f} ms")
+    print(f"the draw alone, page {depth}: {draws[depth - 2][1] * 1e3:.2f} ms appending vs "
+          f"{draws[depth - 2][0] * 1e3:.2f} ms redrawing; last page: {draws[-1][1] * 1e3:.2f} ms vs "
+          f"{draws[-1][0] * 1e3:.2f} ms")
+    assert len(best) >= 49  # 1,000 checkpoints in pages of 20: the first and 49 more (and an empty one)
