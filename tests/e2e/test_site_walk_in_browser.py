@@ -1,5 +1,6 @@
 """The site walk in Chromium against the real agent server: its two questions answered on cards, its steps
-nested in the timeline, a fork between the questions, an answer changed at a step, the old branch readable."""
+nested in the timeline, a fork between the questions, an answer changed at a step, the old branch readable; a second
+walk in one message refused (typed, a failed call), and the walk in the audit panel."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ NESTED = "#sw-timeline .sw-nested li"
 CARD = "#sw-screen [data-sw-id='card']"
 
 
-def _walk(app, bolts="3", refused=None):
+def _walk(app, bolts="3", refused=None, note="script: site-walk"):
     """Start a `script: site-walk` inspection and answer: the handrail is secure, `bolts` are corroded
     (after `refused`, a count that does not fit, which the card refuses and keeps as typed)."""
     inspection = f"inspection-91-{uuid.uuid4().hex[:6]}"
     app.open()
     app.seed_draft(inspection, DRAFT)
     _keep_statuses(app.page)
-    app.start(inspection, note="script: site-walk")
+    app.start(inspection, note=note)
     page = app.page
     first = page.locator(f"{QUESTION}[data-question-id='handrail_secure']")
     first.wait_for()
@@ -118,6 +119,21 @@ def test_the_two_questions_are_answered_on_cards_and_the_walk_nests_in_the_timel
     said = walk.locator(".sw-audit-outcome").inner_text()
     assert "Is the handrail secure? yes" in said and "How many bolts are corroded? 3" in said, said
     assert "Ana Ruiz (unauthenticated)" in walk.locator(".sw-audit-reviewer").inner_text()
+
+
+def test_a_second_walk_in_one_message_is_listed_as_a_failed_call_with_its_typed_refusal(app):
+    page = _walk(app, note="script: site-walk-twice")
+    calls = page.locator("#sw-tool-calls li[data-tool='walk_site']")
+    page.locator("#sw-tool-calls li[data-tool='walk_site'][data-state='failed']").wait_for()
+    assert sorted(calls.evaluate_all("(cs) => cs.map((c) => c.dataset.state)")) == ["failed", "succeeded"]
+    refused = page.locator("#sw-tool-calls li[data-tool='walk_site'][data-state='failed']").inner_text()
+    assert "one_walk_at_a_time" in refused and "the walk already asked" in refused, refused
+    assert page.locator(CARD).inner_text().count("Corroded bolts: 3") == 1  # walked once
+    page.locator("#sw-audit-load").click()
+    page.wait_for_selector("#sw-audit-verdict[data-chain='whole']")
+    rows = page.locator("#sw-audit-records li")
+    assert rows.filter(has_text="failed:one_walk_at_a_time").count() == 1
+    assert rows.filter(has=page.locator(".sw-audit-what", has_text="site walk")).count() == 1
 
 
 def test_a_fork_between_the_questions_asks_only_the_second_and_the_old_branch_stays_readable(app):
