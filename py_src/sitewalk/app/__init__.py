@@ -205,12 +205,12 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
     try:
         try:
             await work
+            if not session.cancelled:
+                await session.show_reviews()  # what the thread waits on for review, read from the server
+                await session.show_questions()  # and the questions it asks the inspector (the site walk)
         except Unauthorized:  # the sign-in form is up (the client's on_unauthorized); the page keeps everything
             dom.show_status(f"Inspection {inspection_id}: sign in to carry on; nothing is lost.", error=True)
             return
-        if not session.cancelled:
-            await session.show_reviews()  # what the thread waits on for review, read from the server
-            await session.show_questions()  # and the questions it asks the inspector (the site walk)
         if session.cancelled:
             storage.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
             dom.show_status(f"Inspection {inspection_id}: cancelled")

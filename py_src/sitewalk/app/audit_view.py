@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError
+from ..agentserver.errors import AgentServerError, Unauthorized
 from ..audit_trail import read_audit_trail
 from ..bridge import dom, files, tasks
 from ..ui.render import render_template
@@ -36,6 +36,10 @@ class AuditView:
             return
         try:
             trail = await read_audit_trail(self.client, thread_id, self.owner())
+        except Unauthorized:  # the sign-in form is up; the panel stays as it was
+            dom.show_status("Sign in to read the audit trail (the agent server no longer accepts your sign-in).",
+                            error=True)
+            return
         except AgentServerError as exc:
             dom.show_status(f"Could not read the audit trail: {exc}", error=True)
             return
