@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient
-from ..bridge import dom, tasks
+from ..bridge import dom, storage, tasks
 from ..headless import HeadlessToolRegistry
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..ui.render import render_template
@@ -66,8 +66,9 @@ class Sessions:
 
         hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
-                      on_messages=show_waiting_messages, review_cards=self._review_cards,
-                      question_cards=self._question_cards, stuck_panel=self._stuck_panel, owner=self._owner)
+                      on_messages=show_waiting_messages, message_store=storage.LocalStorageStore(),
+                      review_cards=self._review_cards, question_cards=self._question_cards,
+                      stuck_panel=self._stuck_panel, owner=self._owner)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest

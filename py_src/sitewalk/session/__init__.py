@@ -75,6 +75,7 @@ class InspectionSession:
         """
         parts = self._on(thread_id)
         async with parts.conversation.running():
+            parts.conversation.restore()  # messages kept on the device wait for this run, then go
             answers = await parts.answers.pending()
             if answers:
                 await parts.loop.resume(answers)
@@ -87,6 +88,7 @@ class InspectionSession:
         then carry on: follow its run if one is going, answer the headless tools it waits on."""
         parts = self._on(thread_id)
         async with parts.conversation.running():
+            parts.conversation.restore()  # messages kept on the device wait for this run, then go
             restore_view(await self.client.threads.get_state(thread_id), self.view, parts.stream)
             running = await self.client.runs.list(thread_id, status="running", limit=1)
             if running:

@@ -8,19 +8,22 @@ is sent once the inspector has signed in again and the inspection carries on. A 
 sent over a question the agent is waiting on either (the inspector answers it first: the message
 waits and the view says why), nor while another tab's run holds the thread (409). Each message
 carries its own id: when a request got no answer (the network dropped, or a 401 came after its run
-had started), the thread's messages tell whether it arrived, so it is never sent twice.
+had started), the thread's messages tell whether it arrived, so it is never sent twice. The outbox
+is kept on the device (`kept_messages`): after a reload, `restore` puts it back, ids and all, and it
+goes out once the thread is idle.
 """
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import Conflict, ServerUnreachable, Unauthorized
+from .kept_messages import KeptMessages, Outgoing
 from .loop import RunLoop
 from .stream import RunStream
 from .thread import Thread, WaitForNetwork
@@ -35,21 +38,13 @@ WAITING_FOR_NETWORK = "waiting for the network"
 WAITING_FOR_SIGN_IN = "waiting: sign in to send (the agent server no longer accepts your sign-in)"
 
 
-@dataclass(frozen=True)
-class Outgoing:
-    """A message of the inspector, with the id it keeps on the server (so it is taken once)."""
-
-    id: str
-    text: str
-
-
 OnOutbox = Callable[[list[Outgoing], str], None]
 """Told the messages that wait (empty: none) and why they wait."""
 
 
 class Conversation:
     def __init__(self, client: AgentServerClient, thread: Thread, view: View, loop: RunLoop, stream: RunStream,
-                 wait: WaitForNetwork, on_outbox: OnOutbox | None = None) -> None:
+                 wait: WaitForNetwork, on_outbox: OnOutbox | None = None, kept: KeptMessages | None = None) -> None:
         self.client = client
         self.thread = thread
         self.view = view
@@ -58,6 +53,7 @@ class Conversation:
         self.wait = wait
         self.on_outbox = on_outbox
         self.outbox: list[Outgoing] = []
+        self.kept = kept  # the outbox on the device (None: in memory only)
         self._active = 0  # runs of this session in progress (start, rejoin, a press, a message)
 
     @property
@@ -81,6 +77,7 @@ class Conversation:
         if not text:
             return ""
         self.outbox.append(Outgoing(message_id or f"user-{uuid.uuid4().hex[:16]}", text))
+        self._keep()
         if self.active:
             self._tell(WAITING_FOR_RUN)
             return "waiting"
@@ -99,6 +96,7 @@ class Conversation:
                     async with self._run():
                         await self.loop.run(input={"messages": [_human(message)]})
                     self.outbox.pop(0)
+                    self._keep()
                     attempt = 0
                 elif why:
                     self._tell(why)
@@ -115,6 +113,25 @@ class Conversation:
                 await self.wait(attempt)
         self._tell("")
 
+    def restore(self) -> None:
+        """Put back the messages kept on the device (after a reload), oldest first, behind any still held
+        in memory; they go out at the next flush. What cannot be read is reported, then dropped."""
+        if self.kept is None:
+            return
+        kept, errors = self.kept.load()
+        for error in errors:  # on the status line, and in the console (the status line moves on)
+            self.view.status(f"{type(error).__name__}: {error}")
+            print(f"{type(error).__name__}: {error}", file=sys.stderr)
+        held = {m.id for m in self.outbox}
+        self.outbox.extend(m for m in kept if m.id not in held)
+        self._keep()  # only now is a bad entry gone from the device
+        if self.outbox:
+            self._tell(WAITING_FOR_RUN if self.active else "")
+
+    def _keep(self) -> None:
+        if self.kept is not None:
+            self.kept.save(self.outbox)
+
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[None]:
         """A message's own run: later messages wait for it; the flush that sent it goes on after."""
@@ -130,6 +147,7 @@ class Conversation:
         values = state.get("values") or {}
         if any(isinstance(m, dict) and m.get("id") == message.id for m in values.get("messages") or []):
             self.outbox.pop(0)  # an earlier attempt reached the server: show its run, send no copy
+            self._keep()
             await self.stream.follow_latest()
             return ""
         if pending_interrupts(state):

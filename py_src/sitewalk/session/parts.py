@@ -15,6 +15,7 @@ from .calls import CallBoard
 from .cancel import Cancellation
 from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
+from .kept_messages import KeptMessages, MessageStore
 from .loop import RunLoop
 from .outbox import Outbox
 from .progress import StuckPolicy
@@ -38,6 +39,7 @@ class Hooks:
     on_outbox: Callable[[int], None] | None = None  # answers waiting for the network (0: none)
     on_thread: Callable[[str], None] | None = None  # the thread a start created
     on_messages: OnOutbox | None = None  # the inspector's messages waiting to be sent, and why
+    message_store: MessageStore | None = None  # where waiting messages are kept on the device, per thread
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
     review_cards: ReviewCards | None = None  # where pending per-call reviews are shown
     question_cards: QuestionCards | None = None  # where the agent's questions (the site walk) are shown
@@ -72,7 +74,8 @@ class ThreadParts:
         timeline = TimelineFeed(client, thread, view)
         loop = RunLoop(stream, answers, outbox, timeline, cancellation)
         actions = UiActions(client, thread, view, screen, loop, stream, wait)
-        conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages)
+        kept = KeptMessages(hooks.message_store, thread.id) if hooks.message_store is not None else None
+        conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages, kept=kept)
         reviews = Reviews(client, thread, view, loop, hooks.review_cards)
         questions = Questions(client, thread, loop, hooks.question_cards)
         return cls(thread, stream, answers, outbox, timeline, loop, actions, conversation, reviews, questions)
