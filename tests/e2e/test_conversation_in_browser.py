@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+
+import httpx
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Rust on the east railing"],
          "risk": "low"}
@@ -114,3 +117,27 @@ def test_the_list_shows_this_devices_inspections_and_opens_the_older_one(app):
     assert said == [f"Start inspection {older}"]  # the newer one's transcript is gone
     assert page.locator("#sw-inspection-id").input_value() == older
     app.screenshot("inspections")
+
+
+def test_a_message_waiting_over_a_reload_is_kept_on_the_device_and_sent_once_after_the_reopen(app):
+    inspection = fresh("55")
+    app.open()
+    page = app.page
+    app.seed_draft(inspection, DRAFT)
+    app.begin(inspection, note="pace_ms=60")  # the card streamed slowly: the run stays active
+    page.wait_for_selector("#sw-tool-calls li[data-tool='render_ui']")
+    say(app, "the risk is high")
+    page.locator("#sw-outbox-messages").wait_for(state="visible")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    kept = f"sitewalk:messages:{thread_id}"
+    assert [m["text"] for m in json.loads(app.local_storage(kept))] == ["the risk is high"]
+    app.open()  # a reload while the message waits: only the device has it
+    page.wait_for_selector(f"{BADGE}.sw-risk-high")
+    app.wait_finished(inspection)
+    page.wait_for_selector("#sw-transcript p:has-text('Understood: the risk is now high.')")
+    assert page.locator("#sw-outbox-messages").is_hidden() and app.local_storage(kept) is None
+    messages = httpx.get(f"{app.server_url}/threads/{thread_id}/state", timeout=30).json()["values"]["messages"]
+    said = [m for m in messages if m["type"] == "human" and m["content"] == "the risk is high"]
+    answered = [m for m in messages if m["type"] == "ai" and "the risk is now high" in str(m["content"])]
+    assert len(said) == 1 and len(answered) == 1
+    assert page.locator("#sw-transcript p.sw-said:has-text('the risk is high')").count() == 1

@@ -8,6 +8,7 @@
 - `UiActions` (actions.py): a ConfirmButton's request; `TimelineFeed` (history.py): the history;
 - `Cancellation` (cancel.py): the inspector's Cancel; `CallBoard` (calls.py): tool calls on the view;
 - `Conversation` (conversation.py): the inspector's follow-up messages, one run at a time, none lost;
+- `KeptMessages` (kept_messages.py): the messages that wait, kept on the device per thread (reloads);
 - `restore_view` (restore.py): a thread's view rebuilt from the server's state (reload, reopen);
 - `Reviews` (reviews.py): per-call review cards read from the thread's state, decisions by interrupt id;
 - `Questions` (questions.py): the agent's questions to the inspector (the site walk), answered by interrupt id;
