@@ -6,13 +6,14 @@ import json
 import uuid
 
 import httpx
-from conftest_helpers import poll
+from conftest_helpers import origin, poll
 
 from sitewalk_agent.workorders import WorkOrders
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
 STEP = "#sw-timeline li"
 PAGE = 20  # steps in one history page (sitewalk.timeline.PAGE_SIZE)
+LOCATE = "get_current_location"
 
 
 def _ident(prefix: str) -> str:
@@ -194,3 +195,58 @@ def _older_pages(requests) -> list[dict]:
     """The bodies of the history requests for older pages (those read `before` a checkpoint)."""
     bodies = [json.loads(r.post_data or "{}") for r in requests if r.method == "POST" and r.url.endswith("/history")]
     return [b for b in bodies if b.get("before")]
+
+
+def test_a_replay_through_a_position_the_browser_now_denies_asks_to_type_it(app):
+    """The position was read; the browser denies it since. Replaying from before the agent asked is not
+    refused: the preview says the position will be typed, the manual form comes, and the run goes on typed."""
+    inspection = _ident("inspection-83")
+    page = app.page
+    page.context.grant_permissions(["geolocation"])
+    page.context.set_geolocation({"latitude": 48.8566, "longitude": 2.3522, "accuracy": 12})
+    app.open()
+    app.seed_idb(f"sitewalk:draft:{inspection}", json.dumps({**DRAFT, "inspection_id": inspection}))
+    app.begin(inspection, "script: locate")
+    page.get_by_role("dialog", name="Share this device's position?").get_by_role("button", name="Allow").click()
+    app.wait_finished(inspection)
+    first = app.tool_call("get_current_location").get_attribute("data-call-id")
+    assert "48.8566" in page.locator("#sw-screen [data-sw-id='card']").inner_text()
+
+    page.context.clear_permissions()  # the inspector blocks the position for the site: denied from now on
+    cdp = page.context.new_cdp_session(page)  # Playwright grants but cannot deny: Chromium's own protocol can
+    context_id = cdp.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+    cdp.send("Browser.setPermission", {"permission": {"name": "geolocation"}, "setting": "denied",
+                                       "origin": origin(app.site_url), "browserContextId": context_id})
+    assert page.evaluate("navigator.permissions.query({name: 'geolocation'}).then((s) => s.state)") == "denied"
+
+    _your_step(page).locator("[data-sw-travel='replay']").click()
+    preview = page.locator(".sw-restore-preview")
+    preview.wait_for()
+    note = preview.locator(".sw-restore-typed")
+    assert note.inner_text() == "Your browser blocks the position: you will be asked to type it."
+    app.screenshot("replay-preview-typed-position")
+    preview.locator("[data-sw-travel='confirm']").click()
+    page.get_by_role("dialog", name="Share this device's position?").get_by_role("button", name="Allow").click()
+    manual = page.get_by_role("dialog", name="Type the position?")
+    manual.wait_for(state="visible")
+    assert "the browser denied access to the position" in manual.inner_text()
+    manual.get_by_label("Latitude").fill("59.3293")
+    manual.get_by_label("Longitude").fill("18.0686")
+    manual.get_by_role("button", name="Send").click()
+
+    card = page.locator("#sw-screen [data-sw-id='card']", has_text="Position typed by the inspector: 59.3293, 18.0686")
+    card.wait_for(timeout=60_000)
+    call = app.tool_call("get_current_location")
+    assert call.count() == 1 and call.get_attribute("data-call-id") != first
+    poll(page, "document.querySelector(\"#sw-tool-calls li[data-tool='get_current_location']\")"
+               ".getAttribute('data-state') === 'succeeded'")
+    thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+    state = httpx.get(f"{app.server_url}/threads/{thread_id}/state").json()
+    [located] = [m for m in state["values"]["messages"] if m["type"] == "tool" and m["name"] == "get_current_location"]
+    result = json.loads(located["content"])["result"]
+    assert result["source"] == "manual" and (result["latitude"], result["longitude"]) == (59.3293, 18.0686)
+    # the old branch keeps the device's own read
+    history = httpx.post(f"{app.server_url}/threads/{thread_id}/history", json={"limit": 200}).json()
+    sources = {json.loads(m["content"])["result"]["source"] for entry in history
+               for m in entry["values"].get("messages", []) if m["type"] == "tool" and m["name"] == LOCATE}
+    assert sources == {"device", "manual"}

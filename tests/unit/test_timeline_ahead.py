@@ -1,14 +1,18 @@
 """A replay whose device tool is now declined, known before it starts: the calls ahead of a step
-(shapes of the real server's `get_state` at a checkpoint) and this device's denied permissions."""
+(shapes of the real server's `get_state` at a checkpoint) and this device's denied permissions; a
+denied position is typed instead (told up front), a denied tool without manual entry is refused."""
 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
 from sitewalk.headless.permissions import DevicePermissions
-from sitewalk.timeline import ReplayDeclined, ReplayWouldBeDeclined, device_calls_ahead
+from sitewalk.session.blocked import blocked_ahead, refuse_declined, typed_notices
+from sitewalk.timeline import ReplayDeclined, ReplayWouldBeDeclined, called_after, device_calls_ahead
+from sitewalk.timeline.facts import LastMessage
 
 DEVICE = {"read_local_draft", "get_current_location", "attach_photo"}
 HUMAN = {"type": "human", "id": "h1", "content": "Start inspection inspection-77\nscript: locate"}
@@ -81,3 +85,59 @@ def test_the_refusal_is_typed_and_says_what_to_do():
     assert error.tool_call_id == "call_loc" and "nothing was started" in str(error)
     with pytest.raises(ReplayDeclined):
         raise error
+
+
+def _step(last: LastMessage | None) -> SimpleNamespace:
+    return SimpleNamespace(facts=SimpleNamespace(last=last))
+
+
+def test_the_device_tools_the_replaced_steps_called_are_what_a_replay_asks_anew():
+    asked = LastMessage("a1", "ai", "", calls=(("get_current_location", "call_1"), ("render_ui", "call_2")))
+    again = LastMessage("a3", "ai", "", calls=(("get_current_location", "call_9"), ("read_local_draft", "call_8")))
+    answer = LastMessage("t1", "tool", "{}", tool_name="get_current_location", tool_call_id="call_1")
+    replaced = [_step(again), _step(answer), _step(None), _step(asked)]  # newest first, as the preview lists them
+    assert called_after(replaced, DEVICE) == ["get_current_location", "read_local_draft"]
+    assert called_after([], DEVICE) == []
+
+
+class _Answers:
+    """What `blocked_ahead` reads of the session's answers: the registry's permissions and what was answered."""
+
+    def __init__(self, permissions: DevicePermissions, answered: frozenset[str] = frozenset()):
+        self.registry = SimpleNamespace(permissions=permissions)
+        self._answered = answered
+
+    async def answered(self, call_id: str) -> bool:
+        return call_id in self._answered
+
+
+TOLD = "Your browser blocks the position: you will be asked to type it."
+
+
+def test_a_denied_position_is_typed_instead_and_said_once_not_refused():
+    answers = _Answers(_permissions({"geolocation": "denied"}), answered=frozenset({"call_old"}))
+    calls = [("get_current_location", "call_loc"), ("get_current_location", ""), ("get_current_location", "call_old"),
+             ("read_local_draft", "call_draft")]
+    blocked = asyncio.run(blocked_ahead(answers, calls))
+    assert [(b.tool, b.call_id, b.permission) for b in blocked] == [
+        ("get_current_location", "call_loc", "geolocation"), ("get_current_location", "", "geolocation")]
+    refuse_declined(blocked)  # the position may be typed: no refusal
+    assert typed_notices(blocked) == (TOLD,)
+    granted = asyncio.run(blocked_ahead(_Answers(_permissions({"geolocation": "granted"})), calls))
+    assert granted == [] and typed_notices(granted) == ()
+
+
+def test_a_denied_tool_without_manual_entry_is_still_refused_up_front():
+    """A future permission-gated tool with no manual entry (here a test mapping: a camera-only scan)."""
+
+    async def query(name: str) -> str:
+        return "denied"
+
+    permissions = DevicePermissions(query, needs={"get_current_location": "geolocation", "scan_tag": "camera"})
+    assert permissions.typed_instead("get_current_location") == TOLD and permissions.typed_instead("scan_tag") is None
+    blocked = asyncio.run(blocked_ahead(_Answers(permissions), [("get_current_location", "c1"), ("scan_tag", "c2")]))
+    with pytest.raises(ReplayWouldBeDeclined) as refused:
+        refuse_declined(blocked)
+    assert (refused.value.tool, refused.value.tool_call_id, refused.value.permission) == ("scan_tag", "c2", "camera")
+    # what the model would call anew is only likely: the run finds out (ReplayDeclined), not refused up front
+    refuse_declined(asyncio.run(blocked_ahead(_Answers(permissions), [("scan_tag", "")])))

@@ -9,11 +9,12 @@ import pytest
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
-from sitewalk.headless.location import get_current_location
-from sitewalk.headless.permissions import DevicePermissions
+from sitewalk.headless.location import PERMISSION_DENIED, PositionError, get_current_location
+from sitewalk.headless.manual_position import ManualPosition
+from sitewalk.headless.permissions import MANUAL_ENTRY, DevicePermissions
 from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.travel import NOTHING_TO_REPLAY, TimeTravel
-from sitewalk.timeline import ReplayWouldBeDeclined, RunActive, UnknownCheckpoint
+from sitewalk.timeline import ReplayDeclined, ReplayWouldBeDeclined, RunActive, UnknownCheckpoint
 
 DRAFT = {"inspection_id": "inspection-77", "site": "Pier 2", "inspector": "Ana Ortiz",
          "findings": ["Loose bolt"], "risk": "high"}
@@ -23,9 +24,11 @@ class View:
     def __init__(self):
         self.shown = None
         self.screens = []
+        self.notices = []
 
     def timeline(self, shown):
         self.shown = shown
+        self.notices.append(shown.notice)
 
     def screen(self, spec):
         self.screens.append(spec)
@@ -54,16 +57,17 @@ def _travel(agent_server, then, note=""):
     return asyncio.run(go())
 
 
-def _located_registry(store, ask, locate, permission):
-    """read_local_draft over `store`, and get_current_location asking with `ask` under `permission` (name -> state)."""
+def _located_registry(store, ask, locate, permission, manual=MANUAL_ENTRY, type_position=None):
+    """read_local_draft over `store`, and get_current_location asking with `ask` under `permission` (name -> state);
+    `manual`: the tools whose answer may be typed instead (none: a denied one is declined up front)."""
 
     async def query(name):
         return permission[name]
 
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(store))
-    registry.register("get_current_location", get_current_location(ask, locate))
-    registry.permissions = DevicePermissions(query)
+    registry.register("get_current_location", get_current_location(ask, locate, type_position))
+    registry.permissions = DevicePermissions(query, manual=manual)
     return registry
 
 
@@ -150,23 +154,30 @@ def test_editing_the_first_message_makes_a_branch_and_keeps_the_old_one(agent_se
     assert any(s.name.title == "Read your draft" for s in old_shown.steps)
 
 
-def test_a_replay_whose_device_tool_is_now_denied_is_refused_before_it_starts(agent_server):
-    """The inspector cancelled while the position was asked (the thread still waits on it, unanswered
-    here), then denied the position in the browser: replaying from there is refused before any run."""
-    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
-    permission = {"geolocation": "prompt"}
-    holder = {}
+def _cancel_while_asked(holder):
+    """An ask that cancels the run while its dialog is open: the thread is left waiting on the call."""
 
     async def cancel_instead(purpose):
         asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(holder["session"].cancel()))
         await asyncio.Event().wait()  # the dialog stays open until the run is cancelled
         return False
 
+    return cancel_instead
+
+
+def test_a_replay_asking_a_denied_tool_without_manual_entry_is_refused_before_it_starts(agent_server):
+    """The inspector cancelled while the position was asked (the thread still waits on it, unanswered
+    here), then denied the position in the browser; here the tool has no manual entry (as a future
+    permission-gated tool may not): replaying from there is refused before any run."""
+    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
+    permission = {"geolocation": "prompt"}
+    holder = {}
+
     async def locate(args):
         raise AssertionError("never reached: the inspector cancelled")
 
     async def go():
-        registry = _located_registry(store, cancel_instead, locate, permission)
+        registry = _located_registry(store, _cancel_while_asked(holder), locate, permission, manual={})
         async with AgentServerClient(agent_server) as client:
             session = holder["session"] = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
@@ -181,16 +192,70 @@ def test_a_replay_whose_device_tool_is_now_denied_is_refused_before_it_starts(ag
             decided = next(s for s in travel.timeline.tree.steps() if s.name.title.startswith("Decided to ask"))
             with pytest.raises(ReplayWouldBeDeclined):
                 await travel.replay(decided.id)  # the step before: its call is carried to the device too
+            state = await client.threads.get_state(session.thread_id, waiting.id)
+            registry.permissions = DevicePermissions(registry.permissions._query)  # the position's own manual entry
+            typed = [b.typed_instead for b in await travel._blocked(waiting.id, state)]
             permission["geolocation"] = "prompt"
-            ahead = await travel._not_denied(await client.threads.get_state(session.thread_id, waiting.id))
+            ahead = await travel._blocked(waiting.id, state)
             after = await client.threads.get_history(session.thread_id, limit=1000)
-            return refused.value, before, after, ahead
+            return refused.value, before, after, ahead, typed
 
-    refused, before, after, ahead = asyncio.run(go())
+    refused, before, after, ahead, typed = asyncio.run(go())
     assert refused.tool == "get_current_location" and refused.permission == "geolocation"
     assert refused.code == "replay_would_be_declined"
     assert after == before  # nothing started, nothing written: the thread still waits as it did
-    assert ahead is None  # a permission that may still be granted is not refused
+    assert ahead == []  # a permission that may still be granted is not refused
+    assert typed == ["Your browser blocks the position: you will be asked to type it."]  # with manual entry
+
+
+def test_a_replay_through_a_denied_position_says_it_will_be_typed_and_goes_on_with_the_typed_one(agent_server):
+    """The position was read; the browser denies it since. A replay from before the model (which asks
+    anew) is not refused: the preview and the timeline say the inspector will type it, and the run goes
+    on with `source: manual`. When the inspector does not type it either, the replay ends ReplayDeclined."""
+    store = MemoryStore({draft_key("inspection-77"): json.dumps(DRAFT)})
+    permission = {"geolocation": "granted"}
+    typed: list[ManualPosition | None] = [ManualPosition(59.3293, 18.0686), None]
+
+    async def allow(purpose):
+        return True
+
+    async def locate(args):
+        if permission["geolocation"] == "denied":
+            raise PositionError(PERMISSION_DENIED, "User denied Geolocation")
+        return {"latitude": 1.0, "longitude": 2.0, "accuracy": 5.0, "timestamp": 1.7e12}
+
+    async def type_position(purpose, failure):
+        assert failure is not None and failure.code == "permission_denied"
+        return typed.pop(0)
+
+    async def go():
+        registry = _located_registry(store, allow, locate, permission, type_position=type_position)
+        view = View()
+        async with AgentServerClient(agent_server) as client:
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
+            await session.start("inspection-77", note="script: locate")
+            travel = TimeTravel(session.parts)
+            while not travel.timeline.tree.exhausted:
+                await travel.timeline.older()
+            said = next(s for s in travel.timeline.tree.steps() if s.name.kind == "you")
+            granted = (await travel.preview(said.id)).typed
+            permission["geolocation"] = "denied"
+            preview = await travel.preview(said.id)
+            assert await travel.replay(said.id) == "replayed"
+            state = await client.threads.get_state(session.thread_id)
+            located = [m for m in state["values"]["messages"] if m.get("name") == "get_current_location"]
+            with pytest.raises(ReplayDeclined) as declined:
+                await travel.replay(said.id)
+            return granted, preview, view.notices, located, declined.value
+
+    granted, preview, notices, located, declined = asyncio.run(go())
+    told = "Your browser blocks the position: you will be asked to type it."
+    assert granted == () and preview.typed == (told,) and told in notices
+    [message] = located  # the live branch's: typed by the inspector
+    result = json.loads(message["content"])["result"]
+    assert result["source"] == "manual" and (result["latitude"], result["longitude"]) == (59.3293, 18.0686)
+    assert declined.code == "replay_declined" and declined.tool == "get_current_location"
+    assert declined.reason == "permission_denied" and typed == []
 
 
 def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(agent_server):

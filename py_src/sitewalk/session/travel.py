@@ -14,12 +14,15 @@
 - Each checks first, and changes nothing when refused: the checkpoint must be one of this thread's
   (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`). A replay whose step goes
   on with a device tool this device has denied (its browser permission) is refused before it starts
-  (`ReplayWouldBeDeclined`); a decline only the run can reveal (what the model calls when it runs
-  again) ends the replay with `ReplayDeclined`.
+  (`ReplayWouldBeDeclined`), unless the inspector may type the answer instead (the position): then
+  the preview and the timeline say so up front (`session/blocked.py`). A decline only the run can
+  reveal (what the model calls when it runs again, a typed answer the inspector does not give) ends
+  the replay with `ReplayDeclined`.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..agentserver.errors import AgentServerError, HTTPStatusError
@@ -27,15 +30,16 @@ from ..agentserver.schema import RunStatus, ThreadState
 from ..contracts.workorders import work_orders_namespace
 from ..timeline import (
     ReplayDeclined,
-    ReplayWouldBeDeclined,
     RestorePreview,
     RunActive,
     UnknownCheckpoint,
+    called_after,
     check_actions,
     device_calls_ahead,
     restore_preview,
 )
 from ..timeline.preview import RecordsUnreadable
+from .blocked import Blocked, blocked_ahead, refuse_declined, typed_notices
 from .conversation import Conversation
 from .history import TimelineFeed
 from .loop import RunLoop
@@ -70,6 +74,9 @@ class TimeTravel:
             if len(self.timeline.tree) == loaded:
                 break
         preview = restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
+        if self.answers.registry.permissions is not None:  # what the inspector will be asked to type
+            state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
+            preview = replace(preview, typed=typed_notices(await self._blocked(checkpoint_id, state)))
         return await check_actions(preview, self.work_order)
 
     async def work_order(self, key: str) -> dict[str, Any] | None:
@@ -92,24 +99,28 @@ class TimeTravel:
         if not state.get("next"):
             self.timeline.notice(NOTHING_TO_REPLAY)
             return "nothing"
-        await self._not_denied(state)
+        blocked = await self._blocked(checkpoint_id, state)
+        refuse_declined(blocked)
+        if notices := typed_notices(blocked):
+            self.timeline.notice(" ".join(notices))
         await self.run_from(checkpoint_id)
         return "replayed"
 
-    async def _not_denied(self, state: ThreadState) -> None:
-        """Refuse, before any run, a replay that goes on with a device tool this device has denied.
+    async def _blocked(self, checkpoint_id: str, state: ThreadState) -> list[Blocked]:
+        """The device calls going on from `checkpoint_id` would ask under a denied permission: those the
+        step goes on with, and those the steps it replaces made (the model runs again and makes them anew).
 
         A call this device has answered is not asked again (its recorded answer is sent), so only the
         calls it has not answered count: one left waiting (a cancelled run, another tab) or a fork's."""
         registry = self.answers.registry
         if registry.permissions is None:
-            return
-        for tool, call_id in device_calls_ahead(state, registry.names):
-            if await self.answers.answered(call_id):
-                continue
-            permission = await registry.permissions.denied(tool)
-            if permission is not None:
-                raise ReplayWouldBeDeclined(tool, call_id, permission)
+            return []
+        calls = device_calls_ahead(state, registry.names)
+        tree = self.timeline.tree
+        if checkpoint_id in tree and tree.live_head is not None:
+            replaced = restore_preview(tree, self.thread.id, checkpoint_id).replaced
+            calls += [(tool, "") for tool in called_after(replaced, registry.names)]
+        return await blocked_ahead(self.answers, calls)
 
     async def edit_message(self, message_id: str, text: str) -> str:
         """Resend an earlier message of the inspector, edited, as a new branch; returns the new checkpoint."""

@@ -17,7 +17,7 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 
 from __future__ import annotations
 
-from .ahead import DeviceCall, device_calls_ahead
+from .ahead import DeviceCall, called_after, device_calls_ahead
 from .drawing import Append, Redraw, plan_draw
 from .errors import (
     SIGN_IN_TO_LOAD,
@@ -46,5 +46,5 @@ __all__ = [
     "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
     "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager",
     "TimelineShown", "TimelineTree", "UnknownCheckpoint", "check_actions", "checkpoint_id", "checkpoint_object",
-    "device_calls_ahead", "facts_of", "name_step", "plan_draw", "restore_preview", "shown",
+    "called_after", "device_calls_ahead", "facts_of", "name_step", "plan_draw", "restore_preview", "shown",
 ]

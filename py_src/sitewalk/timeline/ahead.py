@@ -7,17 +7,19 @@ From the checkpoint's state (`get_state` at that checkpoint):
   (the "Decided to ask for your location" step, a value a fork wrote).
 A call whose task at this very checkpoint has a result is not asked again: a replay from it reuses
 the task's stored writes. What the model calls when it runs again (a replay from before the model)
-cannot be known here: the run finds out.
+cannot be known here: the run finds out; `called_after` says what it called on the branch being
+replaced, which a replay most likely asks again (under new call ids).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..headless.registry import headless_tool_call
+from .tree import Step
 
-__all__ = ["DeviceCall", "device_calls_ahead"]
+__all__ = ["DeviceCall", "called_after", "device_calls_ahead"]
 
 DeviceCall = tuple[str, str]  # (tool name, tool call id)
 
@@ -49,3 +51,14 @@ def _answered_by(result: Any) -> set[str]:
         return set()
     return {str(m.get("tool_call_id")) for m in result.get("messages") or []
             if isinstance(m, Mapping) and m.get("tool_call_id")}
+
+
+def called_after(replaced: Sequence[Step], device_tools: Collection[str]) -> list[str]:
+    """The device tools the agent called in the steps a replay replaces (its messages after the step),
+    oldest first, each once: the model runs again from there and most likely asks them again."""
+    called: dict[str, None] = {}
+    for step in reversed(replaced):
+        last = step.facts.last
+        if last is not None and last.type == "ai":
+            called.update((name, None) for name, _ in last.calls if name in device_tools)
+    return list(called)

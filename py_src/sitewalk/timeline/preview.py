@@ -69,6 +69,7 @@ class RestorePreview:
     replaced: list[Step]  # steps that stop being live, newest first
     actions: list[ExternalAction]  # external actions among them, oldest first
     complete: bool  # False when part of the replaced path is not loaded yet (older pages)
+    typed: tuple[str, ...] = ()  # what the inspector will be asked to type instead (a denied permission)
 
     @property
     def changes_anything(self) -> bool:
