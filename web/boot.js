@@ -149,7 +149,11 @@ async function readConfig() {
   const stall = Number(new URLSearchParams(location.search).get("stall")) || Number(cfg.streamStallSeconds) || null;
   // builtFor and connectSrc: the server the site was built for and the CSP's connect-src, so the app
   // can name a ?server= the browser would block instead of reporting it unreachable.
+  // How long a silent run may last before it is called stuck: ?stuck= or config.json's stuckSeconds,
+  // passed as given: the app checks them and says what is wrong (session/stuck_limits.py).
+  const stuckParam = new URLSearchParams(location.search).get("stuck");
   return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, streamStallSeconds: stall,
+           stuckParam, stuckSeconds: cfg.stuckSeconds ?? null,
            baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null,
            connectSrc: Array.isArray(cfg.connectSrc) ? cfg.connectSrc : null };
 }
@@ -289,6 +293,7 @@ async function start() {
   const pyConfig = pyodide.toPy({
     agentServerUrl: config.agentServerUrl, assistantId: config.assistantId, baseUrl: config.baseUrl,
     streamStallSeconds: config.streamStallSeconds,
+    stuckParam: config.stuckParam, stuckSeconds: config.stuckSeconds,
     builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
   });
   boot.appStarting = performance.now();

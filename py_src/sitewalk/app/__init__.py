@@ -13,12 +13,15 @@ from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.errors import AgentServerError, Forbidden, NotFound, Unauthorized
 from ..agentserver.stall import STALL_SECONDS
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
+from ..bridge.values import or_none
 from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
 from ..headless.location import get_current_location
 from ..headless.manual_position import ManualPosition
 from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..headless.registry import ToolFailed
+from ..session.progress import StuckPolicy
+from ..session.stuck_limits import stuck_policy
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
 from ..ui.render import render_template
@@ -53,9 +56,9 @@ async def main(config: Any) -> None:
     registry = _registry(drafts)
     dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
-    # The assistant (graph) to talk to is configuration, like the server URL.
+    # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
-                        owner=signin.owner)
+                        owner=signin.owner, stuck_policy=_stuck_policy(config))
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)
@@ -87,13 +90,24 @@ def _signed_out() -> None:
     dom.reload()
 
 
+def _stuck_policy(config: Any) -> StuckPolicy:
+    """The stuck-run limits from ?stuck= or config.json; a bad value is said (status line, console), not used."""
+    # JS null (no ?stuck=, no stuckSeconds) comes over as jsnull, not None
+    policy, problems = stuck_policy(or_none(config.get("stuckParam")), or_none(config.get("stuckSeconds")))
+    for problem in problems:
+        tasks.log_error(f"sitewalk: {problem}")
+    if problems:
+        dom.show_status(" ".join(problems), error=True)
+    return policy
+
+
 def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
     """This device's headless tools: drafts in IndexedDB, the position, a photo's fingerprint."""
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
     _register_device_tools(registry, RequestDialog())
-    registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one is refused first
+    registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one: typed or refused
     return registry
 
 

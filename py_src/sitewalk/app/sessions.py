@@ -15,6 +15,7 @@ from ..agentserver.client import AgentServerClient
 from ..bridge import dom, storage, tasks
 from ..headless import HeadlessToolRegistry
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
+from ..session.progress import StuckPolicy
 from ..ui.render import render_template
 from .composer import show_waiting_messages
 from .question_view import QuestionCardsView
@@ -31,8 +32,10 @@ __all__ = ["Sessions"]
 
 class Sessions:
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, drafts: AsyncKeyValueStore,
-                 assistant_id: str, owner: Callable[[], str | None] = lambda: None) -> None:
+                 assistant_id: str, owner: Callable[[], str | None] = lambda: None,
+                 stuck_policy: StuckPolicy | None = None) -> None:
         self._client = client
+        self._stuck_policy = stuck_policy or StuckPolicy()  # ?stuck= / stuckSeconds (session/stuck_limits.py)
         self._registry = registry
         self._assistant_id = assistant_id
         self._owner = owner  # the signed-in identity: where the server files this inspector's store items
@@ -68,7 +71,7 @@ class Sessions:
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
                       on_messages=show_waiting_messages, message_store=storage.LocalStorageStore(),
                       review_cards=self._review_cards, question_cards=self._question_cards,
-                      stuck_panel=self._stuck_panel, owner=self._owner)
+                      stuck_panel=self._stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest
