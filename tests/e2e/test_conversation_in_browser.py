@@ -21,6 +21,18 @@ def say(app, text: str) -> None:
     app.page.click("#sw-send")
 
 
+def say_while_running(app, inspection: str, text: str):
+    """Start a slow inspection and send `text` while its run is active: it waits in the outbox."""
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.begin(inspection, note="pace_ms=60")  # the card streamed slowly: the run stays active
+    app.page.wait_for_selector("#sw-tool-calls li[data-tool='render_ui']")
+    say(app, text)
+    waiting = app.page.locator("#sw-outbox-messages")
+    waiting.wait_for(state="visible")
+    return waiting
+
+
 def risk_of(page) -> str:
     return page.locator(BADGE).get_attribute("aria-label")
 
@@ -46,14 +58,8 @@ def test_a_follow_up_message_changes_the_badge_on_screen(app):
 
 def test_a_message_sent_while_the_run_is_active_waits_then_goes(app):
     inspection = fresh("52")
-    app.open()
+    waiting = say_while_running(app, inspection, "the risk is high")
     page = app.page
-    app.seed_draft(inspection, DRAFT)
-    app.begin(inspection, note="pace_ms=60")  # the card streamed slowly: the run stays active
-    page.wait_for_selector("#sw-tool-calls li[data-tool='render_ui']")
-    say(app, "the risk is high")
-    waiting = page.locator("#sw-outbox-messages")
-    waiting.wait_for(state="visible")
     assert "waiting until the agent finishes" in waiting.inner_text() and "the risk is high" in waiting.inner_text()
     app.wait_finished(inspection)
     page.wait_for_selector(f"{BADGE}.sw-risk-high")
@@ -121,13 +127,8 @@ def test_the_list_shows_this_devices_inspections_and_opens_the_older_one(app):
 
 def test_a_message_waiting_over_a_reload_is_kept_on_the_device_and_sent_once_after_the_reopen(app):
     inspection = fresh("55")
-    app.open()
+    say_while_running(app, inspection, "the risk is high")
     page = app.page
-    app.seed_draft(inspection, DRAFT)
-    app.begin(inspection, note="pace_ms=60")  # the card streamed slowly: the run stays active
-    page.wait_for_selector("#sw-tool-calls li[data-tool='render_ui']")
-    say(app, "the risk is high")
-    page.locator("#sw-outbox-messages").wait_for(state="visible")
     thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
     kept = f"sitewalk:messages:{thread_id}"
     assert [m["text"] for m in json.loads(app.local_storage(kept))] == ["the risk is high"]

@@ -10,6 +10,7 @@ import json
 
 import pytest
 from fake_agent_server import BASE_URL, OFFLINE, FakeTransport, sse
+from memory_storage import MemoryStorage
 
 from sitewalk.agentserver import AgentServerClient, Forbidden, NotFound, Unauthorized, error_for_status
 from sitewalk.signin import (
@@ -28,25 +29,12 @@ REFUSED = (401, {"detail": "sign in: Authorization: Bearer <token>"})
 KEY = SETTING + BASE_URL
 
 
-class Settings:
-    """localStorage's get/set/remove over a dict."""
-
-    def __init__(self, data: dict[str, str] | None = None) -> None:
-        self.data = dict(data or {})
-
-    def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    def set(self, key: str, value: str) -> None:
-        self.data[key] = value
-
-    def remove(self, key: str) -> None:
-        self.data.pop(key, None)
 
 
-def signed(fake: FakeTransport, settings: Settings | None = None) -> tuple[AgentServerClient, SignIn, Settings]:
+def signed(fake: FakeTransport,
+           settings: MemoryStorage | None = None) -> tuple[AgentServerClient, SignIn, MemoryStorage]:
     client = AgentServerClient(BASE_URL, transport=fake)
-    settings = settings or Settings()
+    settings = settings or MemoryStorage()
     return client, SignIn(client, settings), settings
 
 
@@ -139,7 +127,7 @@ def test_a_401_on_a_stream_reaches_the_hook_too():
 def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it():
     kept = json.dumps({"token": TOKEN, "identity": "ana", "display_name": "Ana Ortiz"})
     fake = FakeTransport().on("POST", "/threads/search", (200, []))
-    client, signin, settings = signed(fake, Settings({KEY: kept, SETTING + "http://other.test": "x"}))
+    client, signin, settings = signed(fake, MemoryStorage({KEY: kept, SETTING + "http://other.test": "x"}))
     assert signin.restore() == Identity("ana", "Ana Ortiz")
     asyncio.run(client.threads.search())
     assert fake.requests[-1].headers["Authorization"] == f"Bearer {TOKEN}"
@@ -152,7 +140,7 @@ def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it(
 @pytest.mark.parametrize("kept", ["not json", json.dumps({"token": "has space", "identity": "a", "display_name": "A"}),
                                   json.dumps({"identity": "ana"}), json.dumps(["x"])])
 def test_a_damaged_kept_sign_in_starts_signed_out(kept):
-    _, signin, settings = signed(FakeTransport(), Settings({KEY: kept}))
+    _, signin, settings = signed(FakeTransport(), MemoryStorage({KEY: kept}))
     assert signin.restore() is None and KEY not in settings.data
 
 

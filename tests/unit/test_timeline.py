@@ -90,30 +90,28 @@ def test_steps_carry_call_ids_spec_identity_and_node_names_for_details():
     assert all("Middleware" not in title for title in steps)  # node names only in the details
 
 
-def test_a_declined_location_is_named_so():
+def _location_step(envelope):
+    """The recorded "Read your draft" step, its tool message made a get_current_location answer."""
     read = next(e for e in ALL if e["values"].get("messages", [{}])[-1].get("name") == "read_local_draft")
     entry = copy.deepcopy(read)
     parent = facts_of(next(e for e in ALL if e["checkpoint"]["checkpoint_id"]
                            == entry["parent_checkpoint"]["checkpoint_id"]))
     message = entry["values"]["messages"][-1]
     message["name"] = "get_current_location"
-    message["content"] = json.dumps({"ok": False, "error": {"code": "permission_denied", "message": "denied"}})
-    name = name_step(facts_of(entry), parent)
+    message["content"] = json.dumps(envelope)
+    return name_step(facts_of(entry), parent)
+
+
+def test_a_declined_location_is_named_so():
+    name = _location_step({"ok": False, "error": {"code": "permission_denied", "message": "denied"}})
     assert name.title == "Asked for your location: declined" and name.kind == "device"
 
 
 def test_a_typed_location_is_named_so():
-    read = next(e for e in ALL if e["values"].get("messages", [{}])[-1].get("name") == "read_local_draft")
-    entry = copy.deepcopy(read)
-    parent = facts_of(next(e for e in ALL if e["checkpoint"]["checkpoint_id"]
-                           == entry["parent_checkpoint"]["checkpoint_id"]))
-    message = entry["values"]["messages"][-1]
-    message["name"] = "get_current_location"
     result = {"latitude": 1.5, "longitude": 2.5, "accuracy_m": None, "timestamp": "t", "source": "manual"}
-    message["content"] = json.dumps({"ok": True, "result": result})
-    assert name_step(facts_of(entry), parent).title == "Asked for your location: typed by you"
-    message["content"] = json.dumps({"ok": True, "result": {**result, "source": "device", "accuracy_m": 5.0}})
-    assert name_step(facts_of(entry), parent).title == "Asked for your location"
+    assert _location_step({"ok": True, "result": result}).title == "Asked for your location: typed by you"
+    device = {**result, "source": "device", "accuracy_m": 5.0}
+    assert _location_step({"ok": True, "result": device}).title == "Asked for your location"
 
 
 def test_facts_keep_no_values():
