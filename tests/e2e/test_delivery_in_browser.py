@@ -318,3 +318,12 @@ def test_a_connection_that_goes_silent_mid_stream_is_given_up_and_rejoined(app_f
         _screen_through_a_broken_connection(app, "inspection-94", 250, go_silent, drop_seen_within_s=30)
     finally:
         relay.close()
+
+
+def test_a_bad_stuck_limit_in_the_url_is_said_and_the_default_is_used(app):
+    app.expect_console_error(r"\?stuck= is 'soon'")  # said in the console on purpose
+    app.open(stuck="soon")
+    status = app.page.locator("#sw-status")
+    assert status.inner_text() == ("?stuck= is 'soon': it must be a number of seconds from 1 to 3600; "
+                                   "the default 10 s is used")
+    assert status.get_attribute("data-error") == "1"
