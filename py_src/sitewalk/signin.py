@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .agentserver.client import AgentServerClient
 from .agentserver.errors import AgentServerError, Unauthorized
+from .device_storage import KeyValueStore
 
 __all__ = ["WHOAMI", "Identity", "SignIn", "SignInError", "SignInUnavailable", "TokenInvalid", "TokenRefused",
            "check_token"]
@@ -55,12 +56,6 @@ class Identity:
     display_name: str
 
 
-class Settings(Protocol):
-    def get(self, key: str) -> str | None: ...
-    def set(self, key: str, value: str) -> None: ...
-    def remove(self, key: str) -> None: ...
-
-
 def check_token(text: str) -> str:
     """The token as it will be sent (surrounding blanks removed); TokenInvalid when it cannot be one."""
     token = str(text or "").strip()
@@ -86,7 +81,7 @@ def _identity_of(answer: Any) -> Identity:
 class SignIn:
     """The sign-in of this device to one agent server."""
 
-    def __init__(self, client: AgentServerClient, settings: Settings, assistant_id: str = WHOAMI) -> None:
+    def __init__(self, client: AgentServerClient, settings: KeyValueStore, assistant_id: str = WHOAMI) -> None:
         self.client = client
         self.settings = settings
         self.assistant_id = assistant_id

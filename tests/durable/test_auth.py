@@ -167,24 +167,18 @@ def test_the_app_signs_in_as_the_identity_the_server_names(server_url):
     """The app's SignIn (sitewalk.signin) on the real server: a wrong token is refused with a typed error and
     kept nowhere; Ana's token is answered with her identity by the whoami graph, then sent on every request."""
     from sitewalk.agentserver import AgentServerClient, Unauthorized
+    from sitewalk.device_storage import DictStorage
     from sitewalk.signin import Identity, SignIn, TokenRefused
 
-    class Settings(dict):
-        def set(self, key: str, value: str) -> None:
-            self[key] = value
-
-        def remove(self, key: str) -> None:
-            self.pop(key, None)
-
     async def go() -> None:
-        settings = Settings()
+        settings = DictStorage()
         async with AgentServerClient(server_url) as client:
             refusals: list[Unauthorized] = []
             client.on_unauthorized = refusals.append
             signin = SignIn(client, settings)
             with pytest.raises(TokenRefused):
                 await signin.sign_in("not-the-token-of-anyone-0123")
-            assert refusals and not settings
+            assert refusals and not settings.data
             with pytest.raises(Unauthorized):
                 await client.threads.search()
             assert await signin.sign_in(ANA_INSPECTOR.token) == Identity("ana", "Ana Ortiz")

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from fake_agent_server import RUNS, STATE, THREAD_ID, FakeTransport, RecordingView, sse, waiting_state
-from memory_storage import MemoryStorage
 from sessions_for_tests import parts_on, session_on
 
+from sitewalk.device_storage import DictStorage
 from sitewalk.session.kept_messages import KeptMessages, StoredOutboxCorrupt
 
 KEY = f"{KeptMessages.PREFIX}{THREAD_ID}"
@@ -19,7 +19,7 @@ REPLY = sse(("metadata", {"run_id": "r9"}), ("values", {"messages": []}))
 
 
 
-def kept(store: MemoryStorage) -> list[tuple[str, str]]:
+def kept(store: DictStorage) -> list[tuple[str, str]]:
     return [(m["id"], m["text"]) for m in json.loads(store.data[KEY])] if KEY in store.data else []
 
 
@@ -36,7 +36,7 @@ def sent(fake: FakeTransport) -> list[tuple[str, str]]:
 
 
 def test_a_waiting_message_is_kept_on_the_device_at_once_and_removed_once_sent():
-    store = MemoryStorage()
+    store = DictStorage()
     fake = server()
     conversation = parts_on(fake, RecordingView(), message_store=store).conversation
 
@@ -53,7 +53,7 @@ def test_a_waiting_message_is_kept_on_the_device_at_once_and_removed_once_sent()
 
 
 def test_after_a_reload_the_kept_messages_come_back_in_order_with_their_ids_and_go_once():
-    store = MemoryStorage({KEY: json.dumps([{"id": "user-1", "text": "first"}, {"id": "user-2", "text": "second"}])})
+    store = DictStorage({KEY: json.dumps([{"id": "user-1", "text": "first"}, {"id": "user-2", "text": "second"}])})
     fake = server()
     told: list[tuple[list[str], str]] = []
     session, _ = session_on(fake, message_store=store,
@@ -65,7 +65,7 @@ def test_after_a_reload_the_kept_messages_come_back_in_order_with_their_ids_and_
 
 
 def test_a_kept_message_the_server_already_has_is_not_sent_again():
-    store = MemoryStorage({KEY: json.dumps([{"id": "user-1", "text": "first"}, {"id": "user-2", "text": "second"}])})
+    store = DictStorage({KEY: json.dumps([{"id": "user-1", "text": "first"}, {"id": "user-2", "text": "second"}])})
     fake = server(on_thread=[{"type": "human", "id": "user-1", "content": "first"}])  # sent just before the reload
     session, _ = session_on(fake, message_store=store)
     asyncio.run(session.reopen(THREAD_ID))
@@ -74,7 +74,7 @@ def test_a_kept_message_the_server_already_has_is_not_sent_again():
 
 
 def test_a_kept_outbox_that_is_not_json_is_reported_then_dropped_and_the_reopen_goes_on():
-    store = MemoryStorage({KEY: "{not json", f"{KeptMessages.PREFIX}other": json.dumps([{"id": "u", "text": "x"}])})
+    store = DictStorage({KEY: "{not json", f"{KeptMessages.PREFIX}other": json.dumps([{"id": "u", "text": "x"}])})
     fake = server()
     session, view = session_on(fake, message_store=store)
     asyncio.run(session.reopen(THREAD_ID))
@@ -86,7 +86,7 @@ def test_a_kept_outbox_that_is_not_json_is_reported_then_dropped_and_the_reopen_
 def test_a_bad_entry_is_reported_and_dropped_while_the_good_ones_still_go():
     entries = [{"id": "user-1", "text": "first"}, ["not", "a", "message"], {"id": "user-3"},
                {"id": "user-4", "text": "fourth"}]
-    store = MemoryStorage({KEY: json.dumps(entries)})
+    store = DictStorage({KEY: json.dumps(entries)})
     fake = server()
     session, view = session_on(fake, message_store=store)
     asyncio.run(session.reopen(THREAD_ID))
@@ -97,6 +97,6 @@ def test_a_bad_entry_is_reported_and_dropped_while_the_good_ones_still_go():
 
 
 def test_a_kept_outbox_of_the_wrong_shape_is_a_typed_error_naming_its_key():
-    messages, errors = KeptMessages(MemoryStorage({KEY: json.dumps({"id": "user-1"})}), THREAD_ID).load()
+    messages, errors = KeptMessages(DictStorage({KEY: json.dumps({"id": "user-1"})}), THREAD_ID).load()
     assert messages == [] and len(errors) == 1
     assert isinstance(errors[0], StoredOutboxCorrupt) and errors[0].key == KEY and "dict" in errors[0].detail

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
+from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
     MemoryStore,
@@ -14,7 +15,6 @@ from sitewalk.headless import (
     read_local_draft,
     save_local_draft,
 )
-from sitewalk.headless.local_draft import DictLegacyStore
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust", "bolt"],
          "risk": "high"}
@@ -76,7 +76,7 @@ def test_save_checks_its_arguments():
 
 def test_legacy_local_storage_draft_moves_over_once():
     store = MemoryStore()
-    legacy = DictLegacyStore({draft_key("inspection-42"): json.dumps(DRAFT)})
+    legacy = DictStorage({draft_key("inspection-42"): json.dumps(DRAFT)})
     reg = make(store, legacy)
     first = call(reg, "read_local_draft", {"inspection_id": "inspection-42"})
     assert first["ok"] and first["result"]["site"] == "Pier 4"
@@ -88,7 +88,7 @@ def test_legacy_local_storage_draft_moves_over_once():
 
 def test_store_wins_over_a_stale_legacy_copy():
     store = MemoryStore({draft_key("inspection-42"): json.dumps({**DRAFT, "site": "new"})})
-    legacy = DictLegacyStore({draft_key("inspection-42"): json.dumps({**DRAFT, "site": "old"})})
+    legacy = DictStorage({draft_key("inspection-42"): json.dumps({**DRAFT, "site": "old"})})
     assert call(make(store, legacy), "read_local_draft", {"inspection_id": "inspection-42"})["result"]["site"] == "new"
 
 
@@ -103,7 +103,7 @@ def test_corrupt_record_is_corrupt_data_naming_the_key(text):
 
 
 def test_corrupt_legacy_draft_stays_corrupt_after_migration():
-    legacy = DictLegacyStore({draft_key("inspection-13"): "{not json"})
+    legacy = DictStorage({draft_key("inspection-13"): "{not json"})
     store = MemoryStore()
     envelope = call(make(store, legacy), "read_local_draft", {"inspection_id": "inspection-13"})
     assert envelope["error"]["code"] == "corrupt_data" and store.data == {draft_key("inspection-13"): "{not json"}

@@ -10,9 +10,9 @@ import json
 
 import pytest
 from fake_agent_server import BASE_URL, OFFLINE, FakeTransport, sse
-from memory_storage import MemoryStorage
 
 from sitewalk.agentserver import AgentServerClient, Forbidden, NotFound, Unauthorized, error_for_status
+from sitewalk.device_storage import DictStorage
 from sitewalk.signin import (
     SETTING,
     Identity,
@@ -32,9 +32,9 @@ KEY = SETTING + BASE_URL
 
 
 def signed(fake: FakeTransport,
-           settings: MemoryStorage | None = None) -> tuple[AgentServerClient, SignIn, MemoryStorage]:
+           settings: DictStorage | None = None) -> tuple[AgentServerClient, SignIn, DictStorage]:
     client = AgentServerClient(BASE_URL, transport=fake)
-    settings = settings or MemoryStorage()
+    settings = settings or DictStorage()
     return client, SignIn(client, settings), settings
 
 
@@ -127,7 +127,7 @@ def test_a_401_on_a_stream_reaches_the_hook_too():
 def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it():
     kept = json.dumps({"token": TOKEN, "identity": "ana", "display_name": "Ana Ortiz"})
     fake = FakeTransport().on("POST", "/threads/search", (200, []))
-    client, signin, settings = signed(fake, MemoryStorage({KEY: kept, SETTING + "http://other.test": "x"}))
+    client, signin, settings = signed(fake, DictStorage({KEY: kept, SETTING + "http://other.test": "x"}))
     assert signin.restore() == Identity("ana", "Ana Ortiz")
     asyncio.run(client.threads.search())
     assert fake.requests[-1].headers["Authorization"] == f"Bearer {TOKEN}"
@@ -140,7 +140,7 @@ def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it(
 @pytest.mark.parametrize("kept", ["not json", json.dumps({"token": "has space", "identity": "a", "display_name": "A"}),
                                   json.dumps({"identity": "ana"}), json.dumps(["x"])])
 def test_a_damaged_kept_sign_in_starts_signed_out(kept):
-    _, signin, settings = signed(FakeTransport(), MemoryStorage({KEY: kept}))
+    _, signin, settings = signed(FakeTransport(), DictStorage({KEY: kept}))
     assert signin.restore() is None and KEY not in settings.data
 
 

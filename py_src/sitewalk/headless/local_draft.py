@@ -30,6 +30,7 @@ from ..contracts.tools import (
     SaveLocalDraftResult,
     on_device,
 )
+from ..device_storage import KeyValueStore
 from .registry import ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
@@ -45,13 +46,6 @@ class AsyncKeyValueStore(Protocol):
     async def set(self, key: str, value: str) -> None: ...
 
 
-class KeyValueStore(Protocol):
-    """A synchronous store (localStorage): only read for the one-time migration of old drafts."""
-
-    def get(self, key: str) -> str | None: ...
-    def remove(self, key: str) -> None: ...
-
-
 class MemoryStore:
     """An `AsyncKeyValueStore` over a dict (tests, and a fallback when IndexedDB is missing)."""
 
@@ -63,19 +57,6 @@ class MemoryStore:
 
     async def set(self, key: str, value: str) -> None:
         self.data[key] = value
-
-
-class DictLegacyStore:
-    """A `KeyValueStore` over a dict (tests)."""
-
-    def __init__(self, data: dict[str, str] | None = None):
-        self.data: dict[str, str] = dict(data or {})
-
-    def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    def remove(self, key: str) -> None:
-        self.data.pop(key, None)
 
 
 def draft_key(inspection_id: str) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Protocol
 
-__all__ = ["KeptMessages", "MessageStore", "Outgoing", "StoredOutboxCorrupt"]
+from ..device_storage import KeyValueStore
+
+__all__ = ["KeptMessages", "Outgoing", "StoredOutboxCorrupt"]
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,6 @@ class Outgoing:
 
     id: str
     text: str
-
-
-class MessageStore(Protocol):
-    def get(self, key: str) -> str | None: ...
-    def set(self, key: str, value: str) -> None: ...
-    def remove(self, key: str) -> None: ...
 
 
 class StoredOutboxCorrupt(ValueError):
@@ -42,7 +37,7 @@ class StoredOutboxCorrupt(ValueError):
 class KeptMessages:
     PREFIX = "sitewalk:messages:"
 
-    def __init__(self, store: MessageStore, thread_id: str) -> None:
+    def __init__(self, store: KeyValueStore, thread_id: str) -> None:
         self.store = store
         self.key = f"{self.PREFIX}{thread_id}"
 

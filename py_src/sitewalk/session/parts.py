@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..agentserver.client import AgentServerClient
+from ..device_storage import KeyValueStore
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
@@ -15,7 +16,7 @@ from .calls import CallBoard
 from .cancel import Cancellation
 from .conversation import Conversation, OnOutbox
 from .history import TimelineFeed
-from .kept_messages import KeptMessages, MessageStore
+from .kept_messages import KeptMessages
 from .loop import RunLoop
 from .outbox import Outbox
 from .progress import StuckPolicy
@@ -39,7 +40,7 @@ class Hooks:
     on_outbox: Callable[[int], None] | None = None  # answers waiting for the network (0: none)
     on_thread: Callable[[str], None] | None = None  # the thread a start created
     on_messages: OnOutbox | None = None  # the inspector's messages waiting to be sent, and why
-    message_store: MessageStore | None = None  # where waiting messages are kept on the device, per thread
+    message_store: KeyValueStore | None = None  # where waiting messages are kept on the device, per thread
     wait_for_network: WaitForNetwork = backoff  # attempt -> back online (or worth a retry)
     review_cards: ReviewCards | None = None  # where pending per-call reviews are shown
     question_cards: QuestionCards | None = None  # where the agent's questions (the site walk) are shown
