@@ -14,6 +14,7 @@ sent for it), keeps what was typed and names each wrong field under the editor (
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +59,7 @@ class ReviewBoard:
         self.drafts = {iid: d for iid, d in self.drafts.items() if iid in self.pending}
 
     def choose(self, iid: str, kind: str, seen: SeenRevision, args_text: str = "", reason: str = "",
-               form: dict[str, str | bool] | None = None) -> None:
+               form: Mapping[str, str | bool] | None = None) -> None:
         """Record a choice on a card. An edit ("edit": the `form`'s inputs; "edit-json": `args_text`) that
         does not fit the tool's contract records nothing and is refused (`invalid_edit`)."""
         review = self.pending.get(iid)
@@ -77,7 +78,8 @@ class ReviewBoard:
         self.refusals.pop(iid, None)
         self.drafts.pop(iid, None)
 
-    def _edited(self, review: PendingReview, form: dict[str, str | bool] | None, args_text: str) -> dict[str, Any]:
+    def _edited(self, review: PendingReview, form: Mapping[str, str | bool] | None, args_text: str
+                ) -> dict[str, Any]:
         """The edited args as the tool's contract takes them; if they do not fit, the choice made before
         is dropped (the reviewer meant to replace it), what was typed is kept, and `invalid_edit` raised."""
         contract = FIELD_ARGS.get(review.name)
@@ -87,7 +89,7 @@ class ReviewBoard:
             return typed_object(args_text, "the arguments", review.name, contract)
         except InvalidEdit as wrong:
             self.choices.pop(review.interrupt_id, None)
-            self.drafts[review.interrupt_id] = EditDraft(str(wrong), wrong.fields, form,
+            self.drafts[review.interrupt_id] = EditDraft(str(wrong), wrong.fields, None if form is None else dict(form),
                                                          None if form is not None else args_text)
             raise ReviewRefused(review.interrupt_id, "invalid_edit", str(wrong)) from wrong
 
