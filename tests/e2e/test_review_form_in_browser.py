@@ -68,7 +68,7 @@ def test_the_editor_is_a_form_whose_priority_is_a_choice_list_of_the_contract(ap
     app.screenshot("review-form")
 
 
-def test_a_wrong_value_in_the_raw_json_is_named_and_nothing_is_sent_then_a_good_edit_is_filed(app, review, workorders_db):
+def test_a_wrong_raw_json_value_is_named_nothing_is_sent_then_a_good_form_edit_is_filed(app, review, workorders_db):
     thread_id = review
     card = _card(app, BOLT)
     bolt_call = card.get_attribute("data-tool-call-id")
