@@ -19,6 +19,7 @@ this runs in Pyodide where every package is bytes on a phone's first visit.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping
@@ -30,7 +31,7 @@ from pydantic import BaseModel
 from .timeline.errors import InvalidEdit
 from .timeline.typed_value import pattern_choices, typed_args
 
-__all__ = ["FormField", "check_args", "form_fields", "read_form"]
+__all__ = ["FormField", "check_args", "form_fields", "read_form", "schema_of"]
 
 Typed = Mapping[str, "str | bool"]  # what the inputs hold: text, or a checkbox's state
 
@@ -91,6 +92,12 @@ def read_form(schema: Mapping[str, Any], typed: Typed) -> dict[str, Any]:
         said = "; ".join(f"{name}: {why}" for name, why in wrong.items())
         raise InvalidEdit(f"the arguments cannot be read: {said}", wrong)
     return args
+
+
+@functools.cache
+def schema_of(contract: type[BaseModel]) -> dict[str, Any]:
+    """The contract's JSON Schema, built once per model (cards are redrawn on every choice)."""
+    return contract.model_json_schema()
 
 
 def check_args(tool: str, contract: type[BaseModel] | None, args: dict[str, Any]) -> dict[str, Any]:

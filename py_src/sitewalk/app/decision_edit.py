@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bridge import dom
 from ..contracts.field_actions import FIELD_ARGS
-from ..review_form import FormField, form_fields, read_form
+from ..review_form import FormField, form_fields, read_form, schema_of
 from ..timeline import InvalidEdit
 from ..ui.render import render_template
 
@@ -47,7 +47,7 @@ class Chosen:
         contract = FIELD_ARGS.get(self.tool)
         if self.raw or self.kind != "edit" or contract is None:
             return self.args_text
-        return json.dumps(read_form(contract.model_json_schema(), dict(self.typed)))
+        return json.dumps(read_form(schema_of(contract), dict(self.typed)))
 
 
 async def start_decision(controls: TimelineControls, what: str, checkpoint: str, button: object) -> None:
@@ -117,5 +117,5 @@ def _fields(tool: str, ran_args: dict[str, Any], chosen: Chosen, refused: Invali
     if contract is None:
         return []
     in_form = chosen.typed and not chosen.raw
-    return form_fields(contract.model_json_schema(), ran_args, refused.fields if refused and in_form else None,
+    return form_fields(schema_of(contract), ran_args, refused.fields if refused and in_form else None,
                        dict(chosen.typed) if in_form else None)

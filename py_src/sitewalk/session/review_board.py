@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contracts.field_actions import FIELD_ARGS
-from ..review_form import check_args, form_fields, read_form
+from ..review_form import check_args, form_fields, read_form, schema_of
 from ..timeline.errors import InvalidEdit
 from ..timeline.typed_value import typed_object
 from .reviews import PendingReview, ReviewRefused
@@ -85,7 +85,7 @@ class ReviewBoard:
         contract = FIELD_ARGS.get(review.name)
         try:
             if form is not None and contract is not None:
-                return check_args(review.name, contract, read_form(contract.model_json_schema(), form))
+                return check_args(review.name, contract, read_form(schema_of(contract), form))
             return typed_object(args_text, "the arguments", review.name, contract)
         except InvalidEdit as wrong:
             self.choices.pop(review.interrupt_id, None)
@@ -135,7 +135,7 @@ def _editor(review: PendingReview, args: dict[str, Any], shown: str, draft: Edit
     contract = FIELD_ARGS.get(review.name)
     typed = draft.form if draft is not None else None
     json_text = draft.json_text if draft is not None else None
-    fields = [] if contract is None else form_fields(contract.model_json_schema(), args,
+    fields = [] if contract is None else form_fields(schema_of(contract), args,
                                                      draft.fields if draft and typed else None, typed)
     return {"fields": fields, "json_text": shown if json_text is None else json_text, "open": draft is not None,
             "raw_open": json_text is not None or not fields,
