@@ -151,16 +151,21 @@ def test_an_edit_that_does_not_fit_is_refused_and_a_new_subject_files_a_new_orde
                                     timeout=30).json())
     dialog = _open_change(app, BOLT)
     page.select_option("#sw-decision-kind", "edit")
+    priority = dialog.get_by_label("Priority")  # the form generated from the tool's schema: a choice list
+    assert priority.locator("option").evaluate_all("(os) => os.map((o) => o.value)") == \
+        ["low", "normal", "high", "urgent"]
+    dialog.locator(".sw-decision-raw > summary").click()  # the raw JSON, the advanced option
     args = json.loads(page.locator("#sw-edit-text").input_value())
     page.fill("#sw-edit-text", json.dumps({**args, "priority": "whenever"}))
     dialog.get_by_role("button", name="Show what this changes").click()
     error = dialog.locator(".sw-edit-error")
     error.wait_for()
-    assert "invalid_edit" in error.inner_text() and "priority" in error.inner_text()
+    assert "invalid_edit" in error.inner_text() and "priority: must be one of" in error.inner_text()
     assert "whenever" in page.locator("#sw-edit-text").input_value()  # what was typed is kept
     assert dialog.get_by_role("button", name="Send as a new branch").count() == 0
 
-    page.fill("#sw-edit-text", json.dumps({**args, "subject": "Replace the east rail"}))
+    dialog.locator(".sw-decision-raw > summary").click()  # folded: the form is what is sent
+    dialog.get_by_label("Subject").fill("Replace the east rail")
     dialog.get_by_role("button", name="Show what this changes").click()
     effect = dialog.locator(".sw-decision-effects li[data-effect='new']")
     effect.wait_for()

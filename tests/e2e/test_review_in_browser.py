@@ -99,9 +99,8 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     thread_id = _start(app, "inspection-72", "review", 3)
     card = _card(app, SUBJECTS[0])
     call_id = card.get_attribute("data-tool-call-id")
-    args = json.loads(card.locator(".sw-review-args").inner_text())
-    card.locator(".sw-review-editor summary").click()
-    card.locator(".sw-review-json").fill(json.dumps({**args, "subject": "Replace the east rail bolt"}))
+    card.locator(".sw-review-editor > summary").click()  # the form generated from the tool's schema
+    card.get_by_label("Subject").fill("Replace the east rail bolt")
     card.get_by_role("button", name="Use these arguments").click()
     edited = _card(app, "Replace the east rail bolt")
     assert "revision 2 (edited)" in edited.locator(".sw-review-revision").inner_text()

@@ -27,3 +27,11 @@ def test_a_tool_without_a_contract_takes_any_object():
 def test_a_value_that_does_not_fit_is_refused_saying_why(text, why):
     with pytest.raises(InvalidEdit, match=why):
         typed_object(text, "the answer", "get_current_location", LOCATION)
+
+
+def test_each_wrong_field_is_named_with_a_reason_a_reviewer_reads():
+    with pytest.raises(InvalidEdit) as refused:
+        typed_object('{"latitude": 91, "longitude": 0, "timestamp": "t", "source": "guess"}', "the answer",
+                     "get_current_location", LOCATION)
+    assert set(refused.value.fields) == {"latitude", "source"}
+    assert "latitude: " in str(refused.value) and "source: " in str(refused.value)

@@ -1,19 +1,23 @@
 """The timeline's "Change your decision", in the page (`session.decision_edits.DecisionEdits` does the work).
 
 On a step that carries review decisions: the step's reviewed calls with how each was decided; then one
-call's form (the decisions its interrupt allows, the arguments for an edit, a reason for a rejection) and
-the restore preview; "Show what this changes" adds what the new branch does with every call of the step
+call's form (the decisions its interrupt allows, the arguments for an edit as a form generated from the
+tool's JSON Schema with the raw JSON as an advanced option, `sitewalk.review_form`; a reason for a
+rejection) and the restore preview; "Show what this changes" adds what the new branch does with every call of the step
 (the same work order back, a new one, none); "Send as a new branch" forks. A decision that does not fit
-(`InvalidEdit`) brings the form back with what was typed and why; nothing is sent.
+(`InvalidEdit`) brings the form back with what was typed and why, each wrong field named under it;
+nothing is sent. The raw JSON is what an edit sends while "Edit as JSON" is open, the form otherwise.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..bridge import dom
+from ..contracts.field_actions import FIELD_ARGS
+from ..review_form import FormField, form_fields, read_form, schema_of
 from ..timeline import InvalidEdit
 from ..ui.render import render_template
 
@@ -32,8 +36,18 @@ _previewed: dict[str, Chosen] = {}  # checkpoint -> the decision whose effects a
 class Chosen:
     call_id: str
     kind: str = ""
-    args_text: str = ""
+    args_text: str = ""  # the raw JSON
     reason: str = ""
+    tool: str = ""
+    typed: tuple[tuple[str, str | bool], ...] = ()  # what the generated form's inputs hold
+    raw: bool = False  # "Edit as JSON" open: the raw JSON is what an edit sends
+
+    def edited_text(self) -> str:
+        """The edit's args as JSON text: the raw JSON, or the form read back (`InvalidEdit` if it cannot be)."""
+        contract = FIELD_ARGS.get(self.tool)
+        if self.raw or self.kind != "edit" or contract is None:
+            return self.args_text
+        return json.dumps(read_form(schema_of(contract), dict(self.typed)))
 
 
 async def start_decision(controls: TimelineControls, what: str, checkpoint: str, button: object) -> None:
@@ -50,7 +64,7 @@ async def start_decision(controls: TimelineControls, what: str, checkpoint: str,
         call = preview.step.call(dom.attribute(button, "data-call-id") or "")
         other = "approve" if call.decided == "rejected" else "reject"  # the likeliest change, offered first
         kind = other if other in call.allowed else call.allowed[0]
-        _show(preview, checkpoint, Chosen(call.tool_call_id, kind, json.dumps(call.ran_args, indent=2)))
+        _show(preview, checkpoint, Chosen(call.tool_call_id, kind, json.dumps(call.ran_args, indent=2), tool=call.name))
     else:
         chosen = _read_form()
         if what == "decision-confirm" and _previewed.get(checkpoint) == chosen:
@@ -61,9 +75,9 @@ async def start_decision(controls: TimelineControls, what: str, checkpoint: str,
 
 async def _check(edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
     try:
-        preview = await edits.preview(checkpoint, chosen.call_id, chosen.kind, chosen.args_text, chosen.reason)
+        preview = await edits.preview(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(), chosen.reason)
     except InvalidEdit as refused:
-        _show(await edits.preview(checkpoint), checkpoint, chosen, f"{refused.code}: {refused}")
+        _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
         return
     _previewed[checkpoint] = chosen
     _show(preview, checkpoint, chosen)
@@ -73,18 +87,35 @@ async def _send(edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
     _previewed.pop(checkpoint, None)
     dom.set_html(RESTORE, "")
     try:
-        await edits.change(checkpoint, chosen.call_id, chosen.kind, chosen.args_text, chosen.reason)
+        await edits.change(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(), chosen.reason)
     except InvalidEdit as refused:
-        _show(await edits.preview(checkpoint), checkpoint, chosen, f"{refused.code}: {refused}")
+        _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
 
 
 def _read_form() -> Chosen:
     form = dom.query(dom.element(RESTORE), ".sw-decision")
+    typed = tuple((str(n.name), bool(n.checked) if str(n.type) == "checkbox" else str(n.value))
+                  for n in form.querySelectorAll(".sw-review-field [name]"))
+    raw = dom.query(form, ".sw-decision-raw")
     return Chosen(dom.attribute(form, "data-call-id") or "", str(dom.element("sw-decision-kind").value),
-                  str(dom.element("sw-edit-text").value), str(dom.element("sw-decision-reason").value))
+                  str(dom.element("sw-edit-text").value), str(dom.element("sw-decision-reason").value),
+                  dom.attribute(form, "data-tool") or "", typed, raw is not None and bool(raw.open))
 
 
-def _show(preview: DecisionPreview, checkpoint: str, chosen: Chosen | None, error: str = "") -> None:
+def _show(preview: DecisionPreview, checkpoint: str, chosen: Chosen | None, refused: InvalidEdit | None = None
+          ) -> None:
     call = preview.step.call(chosen.call_id) if chosen is not None else None
+    fields = _fields(call.name, call.ran_args, chosen, refused) if call is not None and chosen is not None else []
+    error = f"{refused.code}: {refused}" if refused is not None else ""
     dom.set_html(RESTORE, render_template("timeline_decision.j2", preview=preview, checkpoint=checkpoint, call=call,
-                                          chosen=chosen, error=error))
+                                          chosen=chosen, error=error, fields=fields))
+
+
+def _fields(tool: str, ran_args: dict[str, Any], chosen: Chosen, refused: InvalidEdit | None) -> list[FormField]:
+    """The edit's form: the args that ran, or what was typed in it (kept), each wrong field named."""
+    contract = FIELD_ARGS.get(tool)
+    if contract is None:
+        return []
+    in_form = chosen.typed and not chosen.raw
+    return form_fields(schema_of(contract), ran_args, refused.fields if refused and in_form else None,
+                       dict(chosen.typed) if in_form else None)

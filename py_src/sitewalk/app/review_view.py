@@ -1,7 +1,9 @@
 """The review cards in the page (`session.reviews.ReviewCards`): one card per pending per-call review.
 
 The cards are drawn from the server's pending reviews (`ReviewBoard`); Approve, Reject (with its
-reason) and "Use these arguments" (an edit: revision n+1) only record a choice on the card. "Send
+reason) and "Use these arguments" (an edit: revision n+1, from the card's form generated from the tool's
+schema, or "Use this JSON" from its raw JSON) only record a choice on the card; an edit that does not fit
+the tool's contract records nothing and is named under the editor (`ReviewBoard.choose`). "Send
 decisions" sends every decided card in one resume through `on_submit`; undecided cards stay pending.
 What the server then waits on is read again and drawn again, so nothing shown comes from local
 button state after a send or a reload. A send the server refuses for want of a sign-in puts each
@@ -73,7 +75,17 @@ class ReviewCardsView:
                             dom.attribute(card, "data-args-hash") or "")
         try:
             self.board.choose(iid, action, seen, args_text=str(dom.query(card, ".sw-review-json").value),
-                              reason=str(dom.query(card, ".sw-review-reason").value))
+                              reason=str(dom.query(card, ".sw-review-reason").value), form=_form_inputs(card))
         except ReviewRefused as refused:
-            self.board.refuse(iid, refused.code, refused.message)
+            if refused.code != "invalid_edit":  # an edit that does not fit is said under its editor
+                self.board.refuse(iid, refused.code, refused.message)
         self._draw()
+
+
+def _form_inputs(card: Any) -> dict[str, str | bool]:
+    """What the card's form holds: each input's text by its name, a checkbox's state."""
+    held: dict[str, str | bool] = {}
+    for node in card.querySelectorAll(".sw-review-field [name]"):
+        name = str(node.name)
+        held[name] = bool(node.checked) if str(node.type) == "checkbox" else str(node.value)
+    return held

@@ -45,7 +45,7 @@ __all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "
 
 REVIEW_TYPE = "tool_approval"
 OUTCOME_UNKNOWN = CallStatus.OUTCOME_UNKNOWN.value  # the lifecycle's own states (calls.lifecycle)
-RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision", "sign_in_required"]
+RefusalCode = Literal["already_decided", "stale_revision", "invalid_decision", "invalid_edit", "sign_in_required"]
 SIGN_IN_TO_SEND = ("not sent: the agent server asks you to sign in. Your decision stays on this card: sign in, "
                    "then Send decisions")
 

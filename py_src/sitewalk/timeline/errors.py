@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 __all__ = ["HistoryPageFailed", "HistoryNeedsSignIn", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined",
            "RunActive", "SIGN_IN_TO_LOAD", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
 
@@ -66,9 +68,16 @@ class ReplayDeclined(TimelineError):
 
 
 class InvalidEdit(TimelineError):
-    """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON)."""
+    """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON).
+
+    `fields` names each argument that does not fit and why (`{"priority": "must be one of ..."}`), so a
+    form can say it under the field; empty when the value as a whole is wrong (not JSON, not an object)."""
 
     code = "invalid_edit"
+
+    def __init__(self, message: str, fields: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.fields: dict[str, str] = dict(fields or {})
 
 
 class ReplayWouldBeDeclined(ReplayDeclined):

@@ -1,16 +1,27 @@
 """A value the inspector typed at a step (a tool's answer, a call's arguments), read as a JSON object and
-checked by the tool's own pydantic model; `InvalidEdit` saying what does not fit, so nothing is sent."""
+checked by the tool's own pydantic model; `InvalidEdit` saying what does not fit, field by field, so
+nothing is sent. The review card's form (`sitewalk.review_form`) checks its arguments here too."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .errors import InvalidEdit
 
-__all__ = ["typed_object"]
+__all__ = ["pattern_choices", "typed_args", "typed_object"]
+
+# A pattern that only lists alternatives, e.g. ^(low|normal|high|urgent)$: a choice list in disguise.
+_ALTERNATIVES = re.compile(r"^\^\(([\w .-]+(?:\|[\w .-]+)*)\)\$$")
+
+
+def pattern_choices(pattern: str) -> tuple[str, ...]:
+    """The alternatives of a pattern like `^(a|b|c)$`; () for any other pattern."""
+    found = _ALTERNATIVES.match(pattern)
+    return tuple(found.group(1).split("|")) if found else ()
 
 
 def typed_object(text: str, what: str, tool: str, contract: type[BaseModel] | None) -> dict[str, Any]:
@@ -21,9 +32,27 @@ def typed_object(text: str, what: str, tool: str, contract: type[BaseModel] | No
         raise InvalidEdit(f"{what} is not JSON: {error}") from error
     if not isinstance(value, dict):
         raise InvalidEdit(f"{what} must be a JSON object")
+    return typed_args(value, what, tool, contract)
+
+
+def typed_args(value: dict[str, Any], what: str, tool: str, contract: type[BaseModel] | None) -> dict[str, Any]:
+    """`value` as `contract` dumps it (as is when the tool has none), or `InvalidEdit` naming each wrong field."""
     if contract is None:
         return value
     try:
         return contract.model_validate(value).model_dump(mode="json")
-    except ValueError as error:
-        raise InvalidEdit(f"{tool} cannot take {what}: {error}") from error
+    except ValidationError as error:
+        fields = wrong_fields(error)
+        said = "; ".join(f"{name}: {why}" if name else why for name, why in fields.items())
+        raise InvalidEdit(f"{tool} cannot take {what}: {said}", fields) from error
+
+
+def wrong_fields(error: ValidationError) -> dict[str, str]:
+    """Each wrong field (dotted path, '' for the object itself) and why, in words a reviewer reads."""
+    out: dict[str, str] = {}
+    for problem in error.errors():
+        name = ".".join(str(part) for part in problem["loc"])
+        pattern = str((problem.get("ctx") or {}).get("pattern", ""))
+        choices = pattern_choices(pattern) if problem["type"] == "string_pattern_mismatch" else ()
+        out.setdefault(name, f"must be one of {', '.join(choices)}" if choices else str(problem["msg"]))
+    return out
