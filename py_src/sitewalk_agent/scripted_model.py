@@ -71,6 +71,7 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
+    AIMessage,
     AIMessageChunk,
     BaseMessage,
     HumanMessage,
@@ -337,9 +338,12 @@ def _is_follow_up(messages: Sequence[BaseMessage]) -> bool:
 
 
 def _screen_shown(messages: Sequence[BaseMessage]) -> bool:
-    """A screen was put on record: a render_ui call answered, or an inline screen in the text."""
-    return any(isinstance(m, ToolMessage) and m.name == "render_ui" and _outcome(m).get("ok") for m in messages) \
-        or any(not isinstance(m, (HumanMessage, ToolMessage)) and '{"op":' in _content_text(m) for m in messages)
+    """A screen was put on record: a render_ui call answered, or an inline screen in one of the agent's own
+    replies that was not refused. Only AI messages count: the system prompt shows the JSON-patch syntax too."""
+    rendered = any(isinstance(m, ToolMessage) and m.name == "render_ui" and _outcome(m).get("ok") for m in messages)
+    return rendered or any(isinstance(m, AIMessage) and '{"op":' in _content_text(m)
+                           and not (i + 1 < len(messages) and is_refusal(messages[i + 1]))
+                           for i, m in enumerate(messages))
 
 
 def follow_up(messages: Sequence[BaseMessage], text: str) -> Turn:
