@@ -108,7 +108,7 @@ async def contract_breaking_edit(url: str) -> None:
         again = await review.waits_on(second)
         refusal = again["value"]["refusal"]
         assert (refusal["code"], refusal["field"], refusal["decision"]) == ("invalid_edit", "priority", "edit")
-        assert "low|normal|high|urgent" in refusal["message"]
+        assert "one of low, normal, high, urgent" in refusal["message"]
         results = await review.tool_results()
         assert second["value"]["tool_call_id"] not in results and await review.order(
             second["value"]["args"]["subject"]) is None  # nothing ran for the refused call

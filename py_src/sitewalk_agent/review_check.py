@@ -20,6 +20,7 @@ the interrupt, so clients still see what a decision must look like.
 from __future__ import annotations
 
 import dataclasses
+import re
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union, cast
 
@@ -110,11 +111,23 @@ def check_decision(answer: Any, *, name: str, allowed: list[str], tool: Any, pen
 
 
 def _refusal(error: ValidationError) -> Refusal:
-    issues = [_issue(e["loc"], e["msg"]) for e in error.errors(include_url=False)]
+    issues = [_issue(e["loc"], _reason(e)) for e in error.errors(include_url=False)]
     first = issues[0]
     code = INVALID_EDIT if first["edit"] else INVALID_DECISION
     shown = [{"field": i["field"], "message": i["message"]} for i in issues]
     return Refusal(code, first["message"], first["field"] or None, shown)
+
+
+_CHOICES = re.compile(r"^\^\(([\w-]+(?:\|[\w-]+)+)\)\$$")  # a pattern of alternatives: ^(low|normal|high)$
+
+
+def _reason(error: Any) -> str:
+    """pydantic's message, except a pattern of alternatives, which names the choices in words."""
+    pattern = (error.get("ctx") or {}).get("pattern") if error.get("type") == "string_pattern_mismatch" else None
+    found = _CHOICES.match(pattern) if isinstance(pattern, str) else None
+    if found is None:
+        return str(error["msg"])
+    return f"{error.get('input')!r} is not allowed: one of {', '.join(found.group(1).split('|'))}"
 
 
 def _issue(loc: tuple[Any, ...], message: str) -> dict[str, Any]:
