@@ -34,13 +34,15 @@ class Review:
 
     async def start(self) -> list[dict[str, Any]]:
         self.thread = (await self.client.threads.create(metadata={"test": "review-refusals"}))["thread_id"]
-        opening = {"messages": [{"role": "user", "content": f"Start inspection {self.inspection} script: review"}]}
+        opening: dict[str, Any] = {"messages": [{"role": "user",
+                                                 "content": f"Start inspection {self.inspection} script: review"}]}
         await self.client.runs.wait(self.thread, ASSISTANT, input=opening)
         return await self.pending()
 
     async def pending(self) -> list[dict[str, Any]]:
         state = await self.client.threads.get_state(self.thread)
-        return [i for i in state["interrupts"] if (i.get("value") or {}).get("type") == "tool_approval"]
+        found: list[dict[str, Any]] = [dict(i) for i in state["interrupts"]]
+        return [i for i in found if (i.get("value") or {}).get("type") == "tool_approval"]
 
     async def resume(self, decisions: dict[str, Any]) -> dict[str, Any]:
         """One resume; returns the run as the server ended it (its status)."""
