@@ -19,17 +19,28 @@ nothing is ever approved by default.
 
 Where the checks live:
 
-1. The server (authoritative): the decision schema that `interrupt()` checks the resume value
-   against carries a validator comparing the decision's `args_revision`/`args_hash` with the args
-   pending on the server for THAT interrupt. A mismatch (or a decision naming no revision) is a
-   `pydantic.ValidationError` whose text starts with `stale_revision:`; LangGraph refuses such a
-   resume before saving it, the run fails with that error, nothing runs, and the interrupt stays
-   pending so it can be answered again.
+1. The server (authoritative, `sitewalk_agent.review_check`): every answer is checked against the
+   args pending on the server for THAT interrupt (`stale_revision`: another revision or hash, or
+   none), the decisions the tool allows (`invalid_decision`) and, for an edit, the tool's own
+   argument contract (`invalid_edit`, with the field and pydantic's reason). A refused answer never
+   fails the run: the review asks again, in the same task, with the refusal attached to the
+   interrupt value (`"refusal": {"code", "field", "message", "issues"}`), so the call stays pending
+   review and the thread stays `interrupted` (on Aegra a thread in `error` can never be resumed).
+   The re-asked interrupt has a new id (LangGraph numbers a task's interrupts by the answers it has);
+   the card is drawn again from the thread's state. Nothing runs for the refused call.
 2. The client (`sitewalk.session.reviews`): before sending, it reads the thread's state and drops,
    with a typed error, every decision whose interrupt is no longer pending (already decided) or
    whose hash does not match the pending args (stale). A resume key that names no pending
    interrupt is ignored by LangGraph (nothing runs), so the already-decided check can only be a
    client check; the unit tests prove that such a resume runs nothing twice.
+
+One resume with several decisions, one of them refused: **the others still apply.** Each gated call
+is its own interrupt, answered by its own id and run in its own task (`per_call`); the reviewer
+decided each on its own card and could as well have sent them one at a time. Holding the good ones
+back would make the reviewer decide them again for no safety gain, and "none applies" cannot be
+kept anyway: LangGraph runs the tool tasks of a step side by side with no transaction across them
+(a work order filed by one task is not undone when another's decision is refused). The refused call
+alone stays pending, with its refusal on its card.
 
 `ReviewMiddleware.decide` is the one place a checked decision turns into what runs (the request,
 possibly edited) or what the model is told instead (a rejection `ToolMessage`); an audit trail hooks
@@ -42,23 +53,30 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, cast
+from typing import Any
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
-from langchain.agents.middleware.human_in_the_loop import Action, _answer_message, _decision_schema
+from langchain.agents.middleware.human_in_the_loop import Action, _answer_message
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
-from pydantic import ValidatorFunctionWrapHandler, WrapValidator
 
 from sitewalk_agent.audit.context import interrupt_id_for
 from sitewalk_agent.audit.record import record_review_decision
 from sitewalk_agent.field_actions import FIELD_TOOLS
+from sitewalk_agent.review_check import (
+    INVALID_DECISION,
+    INVALID_EDIT,
+    PENDING_REVISION,
+    STALE_REVISION,
+    Refusal,
+    check_decision,
+    decision_schema,
+)
 
-__all__ = ["REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware", "args_hash", "review_policy"]
+__all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
+           "args_hash", "review_policy"]
 
-STALE_REVISION = "stale_revision"
-PENDING_REVISION = 1  # per_call: the pending args are always the model's own (an edit runs at once)
 REVIEWED_TOOLS = tuple(t.name for t in FIELD_TOOLS)
 
 _DESCRIPTIONS = {
@@ -79,17 +97,6 @@ def review_policy() -> dict[str, bool | InterruptOnConfig]:
     """`interrupt_on` for every field action: approve, edit or reject, each with its description."""
     return {name: InterruptOnConfig(allowed_decisions=["approve", "edit", "reject"], description=text)
             for name, text in _DESCRIPTIONS.items()}
-
-
-def _revision_check(expected: str) -> Callable[[Any, ValidatorFunctionWrapHandler], Any]:
-    def check(answer: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        named = answer if isinstance(answer, dict) else {}
-        if named.get("args_revision") != PENDING_REVISION or named.get("args_hash") != expected:
-            raise ValueError(f"{STALE_REVISION}: the decision names revision {named.get('args_revision')!r} "
-                             f"hash {str(named.get('args_hash'))[:12]!r}; pending is revision {PENDING_REVISION} "
-                             f"hash {expected[:12]!r}. Reload the review and decide again.")
-        return handler(answer)
-    return check
 
 
 class ReviewMiddleware(HumanInTheLoopMiddleware):
@@ -114,24 +121,36 @@ class ReviewMiddleware(HumanInTheLoopMiddleware):
         when = config.get("when") if config else None
         if config is None or (when is not None and not when(request)):
             return request, None
+        name, allowed = request.tool_call["name"], [str(d) for d in config["allowed_decisions"]]
         pending = args_hash(request.tool_call["args"])
         value = {**self._tool_approval_request(request, config), "args_revision": PENDING_REVISION,
                  "args_hash": pending}
-        schema = _decision_schema(config["allowed_decisions"], request.tool_call["name"], request.tool)
-        # A type built at runtime (as LangChain's own schema is): interrupt() checks every answer against it.
-        checked = cast("type[Any]", Annotated[schema, WrapValidator(_revision_check(pending))])
-        decision = interrupt(value, response_schema=checked)  # refused before it is saved when stale
-        return self.decide(request, decision)
+        schema = decision_schema(name, allowed, request.tool)  # published to clients, checked below
+        refusals = 0
+        while True:  # a refused answer asks again (a new interrupt of this task), it never fails the run
+            answer = interrupt(value, response_schema=schema)
+            checked = check_decision(answer, name=name, allowed=allowed, tool=request.tool, pending_hash=pending)
+            if not isinstance(checked, Refusal):
+                return self.decide(request, checked, answered=refusals)
+            refusals += 1
+            value = {**value, "refusal": {**checked.as_dict(), "decision": _kind(answer)}}
 
-    def decide(self, request: ToolCallRequest, decision: Any) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
-        """A checked decision -> the request to run (edited: revision 2) or the model's rejection message."""
-        self._decided[str(request.tool_call["id"])] = dict(decision)
+    def decide(self, request: ToolCallRequest, decision: Any, answered: int = 0
+               ) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
+        """A checked decision -> the request to run (edited: revision 2) or the model's rejection message.
+        `answered`: the refused answers before it (the decided interrupt's number in its task)."""
+        self._decided[str(request.tool_call["id"])] = {**decision, "_answered": answered}
         if decision["type"] == "approve":
             return request, None
         if decision["type"] == "edit":
             executed: Action = decision["edited_action"]
             return self._apply_edit(request, executed), executed
         return _answer_message(request.tool_call, decision)
+
+
+def _kind(answer: Any) -> str | None:
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 async def _audit_decision(request: ToolCallRequest, decision: dict[str, Any]) -> None:
@@ -141,7 +160,8 @@ async def _audit_decision(request: ToolCallRequest, decision: dict[str, Any]) ->
     runtime = request.runtime
     config = getattr(runtime, "config", None)
     await record_review_decision(getattr(runtime, "store", None), config, request.state,
-                                 interrupt_id=interrupt_id_for(config), tool_call_id=request.tool_call["id"],
+                                 interrupt_id=interrupt_id_for(config, decision["_answered"]),
+                                 tool_call_id=request.tool_call["id"],
                                  tool_name=request.tool_call["name"], args=args,
                                  args_revision=PENDING_REVISION + 1 if edited else PENDING_REVISION,
                                  decision=status, reason=decision.get("message"))

@@ -38,7 +38,8 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
   so, the model says the screen stays as it was.
 - `review`: one message with three reviewed field actions: two `create_work_order` calls for
   different subjects (REVIEW_SUBJECTS) and a `notify_site_manager`; each waits for its own review
-  (see `sitewalk_agent.review`); then a sentence per answered call (done, refused, or rejected);
+  (see `sitewalk_agent.review`); then a sentence per answered call (done, with the work order and, for a
+  call the reviewer edited, the arguments it ran with; refused; or rejected);
 - `photos`: one message with `archive_photos` and `delete_photos` for the same photos
   (REVIEW_PHOTOS); delete is refused by the tool unless the archive ran first.
 - `site-walk`: the card, then a `walk_site` call: the site-walk subgraph asks the inspector "Is the
@@ -71,6 +72,7 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
+    AIMessage,
     AIMessageChunk,
     BaseMessage,
     HumanMessage,
@@ -81,6 +83,7 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from sitewalk.contracts.envelope import is_outcome_unknown
+from sitewalk.contracts.tool_result import ToolResult, read_tool_result, tool_envelope
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import is_refusal
 from sitewalk_agent.outcomes import NOTE_TITLE
@@ -337,9 +340,12 @@ def _is_follow_up(messages: Sequence[BaseMessage]) -> bool:
 
 
 def _screen_shown(messages: Sequence[BaseMessage]) -> bool:
-    """A screen was put on record: a render_ui call answered, or an inline screen in the text."""
-    return any(isinstance(m, ToolMessage) and m.name == "render_ui" and _outcome(m).get("ok") for m in messages) \
-        or any(not isinstance(m, (HumanMessage, ToolMessage)) and '{"op":' in _content_text(m) for m in messages)
+    """A screen was put on record: a render_ui call answered, or an inline screen in one of the agent's own
+    replies that was not refused. Only AI messages count: the system prompt shows the JSON-patch syntax too."""
+    rendered = any(isinstance(m, ToolMessage) and m.name == "render_ui" and _outcome(m).get("ok") for m in messages)
+    return rendered or any(isinstance(m, AIMessage) and '{"op":' in _content_text(m)
+                           and not (i + 1 < len(messages) and is_refusal(messages[i + 1]))
+                           for i, m in enumerate(messages))
 
 
 def follow_up(messages: Sequence[BaseMessage], text: str) -> Turn:
@@ -415,24 +421,36 @@ def _field_summary(c: _Context) -> Turn:
     """One sentence per reviewed call answered in the last batch: done, refused (typed) or rejected."""
     said = []
     for m in _answered_together(c.messages):
-        outcome, text = _outcome(m), _content_text(m)
+        read = read_tool_result(m.content)  # an edited call's result comes after LangChain's edit notice
+        outcome, text = _outcome(m), read.body
         if not text.startswith("{"):  # a reviewer's rejection is plain text, not an envelope
             said.append(f"{m.name} not run: {text[:200]}")
         elif is_outcome_unknown(outcome):
             said.append(f"{m.name}: outcome unknown, no answer from the work-order system in time; "
                         "it is looked up by its key before anything is retried.")
         elif outcome.get("ok"):
-            said.append(f"{m.name} done.")
+            said.append(f"{m.name} done{_edited_said(read)}{_order_said(outcome)}.")
         else:
             said.append(f"{m.name} refused ({(outcome.get('error') or {}).get('code', 'internal')}).")
     return Turn(" ".join(said))
 
 
+def _edited_said(read: ToolResult) -> str:
+    """", as you edited it (priority: urgent, ...)": an edited call ran with the reviewer's arguments."""
+    if read.executed is None:
+        return ""
+    args = ", ".join(f"{k}: {v}" for k, v in sorted(dict(read.executed["args"]).items()))
+    return f", as the reviewer edited it ({args[:200]})"
+
+
+def _order_said(outcome: dict[str, Any]) -> str:
+    result = outcome.get("result")
+    order = result.get("work_order") if isinstance(result, dict) else None
+    return f": work order {order}" if isinstance(order, str) and order else ""
+
+
 def _outcome(message: ToolMessage) -> dict[str, Any]:
-    try:
-        outcome = json.loads(_content_text(message))
-    except ValueError:
-        outcome = None
+    outcome = tool_envelope(message.content)  # after the edit notice of an edited call
     if not isinstance(outcome, dict):
         return {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
     return outcome

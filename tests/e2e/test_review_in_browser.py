@@ -101,6 +101,7 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     call_id = card.get_attribute("data-tool-call-id")
     card.locator(".sw-review-editor > summary").click()  # the form generated from the tool's schema
     card.get_by_label("Subject").fill("Replace the east rail bolt")
+    card.get_by_label("Priority").select_option("urgent")
     card.get_by_role("button", name="Use these arguments").click()
     edited = _card(app, "Replace the east rail bolt")
     assert "revision 2 (edited)" in edited.locator(".sw-review-revision").inner_text()
@@ -109,7 +110,47 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     assert "Replace the east rail bolt" in answer["content"]  # what ran is the edited order
     assert json.loads(answer["content"].split("Tool response:", 1)[-1].strip())["result"]["subject"] == \
         "Replace the east rail bolt"
-    assert [r["subject"] for r in _orders(workorders_db, thread_id)] == ["Replace the east rail bolt"]
+    [row] = _orders(workorders_db, thread_id)
+    assert (row["subject"], row["priority"]) == ("Replace the east rail bolt", "urgent")
+    # The call board shows what ran (the edited args) and the order it filed, not what was proposed.
+    call = app.page.locator(f"#sw-tool-calls li[data-call-id='{call_id}'][data-state='succeeded']")
+    expect(call.locator(".sw-tool-detail")).to_have_text(f"edited by the reviewer; work order {row['id']} filed",
+                                                         timeout=30_000)
+    shown = json.loads(call.locator(".sw-tool-args").inner_text())
+    assert (shown["subject"], shown["priority"]) == ("Replace the east rail bolt", "urgent")
+    # Once every card is decided, the agent reports the edit as an edit, not as "not run".
+    _card(app, SUBJECTS[1]).get_by_role("button", name="Approve").click()
+    _card(app, "notify_site_manager").get_by_role("button", name="Approve").click()
+    _send(app, 0)
+    said = app.page.locator("#sw-transcript p", has_text="as the reviewer edited it")
+    expect(said).to_contain_text(f"work order {row['id']}", timeout=60_000)
+    assert "create_work_order not run" not in app.page.locator("#sw-transcript").inner_text()
+    app.screenshot("review-edited-ran")
+
+
+def test_an_edit_the_server_refuses_is_named_on_its_card_and_can_be_decided_again(app, workorders_db):
+    """Another client (an old one, a forged request) sends an edit that breaks the contract: the server refuses
+    it without failing the run; the page, reloaded, shows the refusal on the card, typed, with the field."""
+    thread_id = _start(app, "inspection-78", "review", 3)
+    order = next(i for i in _reviews(_state(app, thread_id)) if i["value"]["args"].get("subject") == SUBJECTS[1])
+    bad = {"type": "edit", "args_revision": 1, "args_hash": order["value"]["args_hash"],
+           "edited_action": {"name": "create_work_order", "args": {**order["value"]["args"], "priority": "medium"}}}
+    httpx.post(f"{app.server_url}/threads/{thread_id}/runs/wait", timeout=60,
+               json={"assistant_id": "inspection", "command": {"resume": {order["id"]: bad}}}).raise_for_status()
+    assert httpx.get(f"{app.server_url}/threads/{thread_id}", timeout=30).json()["status"] == "interrupted"
+    app.page.reload()
+    app.page.wait_for_selector("body[data-ready='1']")
+    _wait_cards(app, 3)  # the call is still pending review
+    card = _card(app, SUBJECTS[1])
+    refusal = card.locator(".sw-review-refused")
+    expect(refusal).to_have_attribute("data-code", "invalid_edit", timeout=30_000)
+    assert refusal.get_attribute("data-field") == "priority" and "priority" in refusal.inner_text()
+    assert card.get_attribute("data-interrupt-id") != order["id"]  # asked again, under a new id
+    app.screenshot("review-invalid-edit")
+    assert _orders(workorders_db, thread_id) == []  # nothing ran
+    card.get_by_role("button", name="Approve").click()
+    _send(app, 2)
+    assert [r["subject"] for r in _orders(workorders_db, thread_id)] == [SUBJECTS[1]]
 
 
 def test_a_decided_call_is_not_approvable_after_a_reload(app):

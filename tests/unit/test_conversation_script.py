@@ -76,3 +76,38 @@ def test_the_graph_keeps_the_changed_risk_in_ui_spec():
     assert values["ui_spec"]["elements"]["risk"]["props"]["level"] == "critical"
     assert values["ui_spec"]["identity"]["revision"] > before["identity"]["revision"]
     assert json.dumps(values["ui_spec"]["elements"]["card"]) == json.dumps(before["elements"]["card"])
+
+
+def test_a_refused_inline_screen_is_no_screen_on_record():
+    from sitewalk_agent.inline_ui import REFUSAL_NAME
+
+    refused = [HumanMessage("Start inspection inspection-42"),
+               AIMessage('Understood.\n{"op":"replace","path":"/elements/risk/props/level","value":"high"}\n'),
+               HumanMessage("The screen in your last reply was refused", name=REFUSAL_NAME),
+               AIMessage("That change to the screen was refused."), HumanMessage("the risk is critical")]
+    assert plan_turn(refused).text == NO_SCREEN_YET
+
+
+def test_the_risk_on_an_inspection_with_no_screen_changes_nothing_through_the_graph(tmp_path, monkeypatch):
+    """`script: review` never shows a screen: the system prompt's JSON-patch example is not a screen."""
+    from graphs_for_tests import in_memory_graph
+    from langgraph.types import Command
+
+    monkeypatch.setenv("SITEWALK_WORKORDERS_DB", str(tmp_path / "workorders.sqlite3"))
+
+    async def go():
+        graph = in_memory_graph()
+        config = {"configurable": {"thread_id": "t-no-screen", "fragment_delay_ms": 0}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42 script: review")]}, config)
+        reviews = (await graph.aget_state(config)).interrupts
+        await graph.ainvoke(Command(resume={i.id: {"type": "reject", "args_revision": 1, "message": "not today",
+                                                   "args_hash": i.value["args_hash"]} for i in reviews}), config)
+        before = (await graph.aget_state(config)).values
+        await graph.ainvoke({"messages": [HumanMessage("the risk is critical")]}, config)
+        return before, (await graph.aget_state(config)).values
+
+    before, after = asyncio.run(go())
+    added = after["messages"][len(before["messages"]):]
+    assert [type(m).__name__ for m in added] == ["HumanMessage", "AIMessage"]  # no refusal, no repair round
+    assert added[-1].content == NO_SCREEN_YET and '{"op":' not in added[-1].content
+    assert after.get("ui_spec") == before.get("ui_spec")

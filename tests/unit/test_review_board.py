@@ -95,7 +95,7 @@ def test_a_refusal_of_a_review_gone_is_a_notice() -> None:
     board.refuse("int-a", "already_decided", "no longer pending")
     board.refuse("int-b", "stale_revision", "other args")
     assert [n["interrupt_id"] for n in board.notices()] == ["int-a"]
-    assert board.cards()[0]["refusal"] == {"code": "stale_revision", "message": "other args"}
+    assert board.cards()[0]["refusal"] == {"code": "stale_revision", "message": "other args", "field": None}
 
 
 def test_the_card_draws_the_form_a_choice_list_of_the_contract_only_and_the_raw_json_folded_away() -> None:
@@ -115,3 +115,16 @@ def test_the_card_draws_the_form_a_choice_list_of_the_contract_only_and_the_raw_
         board.choose("int-a", "edit-json", SEEN_A, args_text='{"inspection_id": "i", "subject": "s", "priority": "x"}')
     html = str(render_template("review_cards.j2", cards=board.cards(), notices=[]))
     assert '<details class="sw-review-raw" open>' in html and "priority: must be one of" in html
+
+
+def test_a_refusal_by_the_server_is_on_its_card_with_the_field_until_a_new_choice() -> None:
+    from sitewalk.ui.render import render_template
+
+    refused = {**A, "refusal": {"code": "invalid_edit", "field": "priority", "message": "not one of low|urgent"}}
+    board = ReviewBoard()
+    board.show([refused, B])
+    html = render_template("review_card.j2", card=board.cards()[0])
+    assert 'data-code="invalid_edit"' in html and 'data-field="priority"' in html and "not one of" in html
+    assert board.cards()[1]["refusal"] is None
+    board.choose("int-a", "approve", SEEN_A)
+    assert board.cards()[0]["refusal"] is None  # the new choice replaces it

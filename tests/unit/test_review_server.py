@@ -166,12 +166,69 @@ def test_a_stale_decision_is_refused_and_nothing_runs(stale: dict[str, Any]) -> 
         graph = in_memory_graph()
         config, pending = await _start(graph, "review", "t-stale")
         order = next(i for i in pending if i.value["name"] == "create_work_order")
-        with pytest.raises(Exception, match=STALE_REVISION):
-            await graph.ainvoke(Command(resume={order.id: {"type": "approve", **stale}}), config)
+        await graph.ainvoke(Command(resume={order.id: {"type": "approve", **stale}}), config)  # no exception
         assert not await _orders(graph)
-        assert order.id in {i.id for i in _pending(graph, config)}  # still pending: it can be answered again
-        await graph.ainvoke(Command(resume={order.id: _approve(order)}), config)
+        again = _asked_again(graph, config, order)
+        assert again.value["refusal"]["code"] == STALE_REVISION and again.id != order.id
+        await graph.ainvoke(Command(resume={again.id: _approve(again)}), config)
         assert len(await _orders(graph)) == 1
+
+    asyncio.run(scenario())
+
+
+def _asked_again(graph: Any, config: dict[str, Any], asked: Any) -> Any:
+    """The review of the same call, pending again (a refused answer asks again, under a new interrupt id)."""
+    assert graph.get_state(config).next  # the thread still waits: the run did not fail
+    [again] = [i for i in _pending(graph, config) if i.value["tool_call_id"] == asked.value["tool_call_id"]]
+    assert (again.value["args"], again.value["args_hash"]) == (asked.value["args"], asked.value["args_hash"])
+    return again
+
+
+def _edit(i: Any, **changes: Any) -> dict[str, Any]:
+    return {"type": "edit", "args_revision": 1, "args_hash": i.value["args_hash"],
+            "edited_action": {"name": i.value["name"], "args": {**i.value["args"], **changes}}}
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"priority": "medium"}, "priority"),   # the contract allows low, normal, high, urgent
+    ({"subject": ""}, "subject"),           # too short
+    ({"subject": 7}, "subject"),            # not a string
+])
+def test_an_edit_that_breaks_the_contract_is_refused_the_others_apply(changes: dict[str, Any], field: str) -> None:
+    async def scenario() -> None:
+        graph = in_memory_graph()
+        config, pending = await _start(graph, "review", "t-bad-edit")
+        first, second = (i for i in pending if i.value["name"] == "create_work_order")
+        notice = next(i for i in pending if i.value["name"] == "notify_site_manager")
+        rejected = {"type": "reject", "args_revision": 1, "args_hash": notice.value["args_hash"], "message": "no"}
+        await graph.ainvoke(Command(resume={first.id: _approve(first), second.id: _edit(second, **changes),
+                                            notice.id: rejected}), config)
+        assert [o["subject"] for o in await _orders(graph)] == [first.value["args"]["subject"]]  # the others applied
+        assert notice.value["tool_call_id"] in _tool_messages(graph, config)
+        again = _asked_again(graph, config, second)
+        refusal = again.value["refusal"]
+        assert (refusal["code"], refusal["field"], refusal["decision"]) == ("invalid_edit", field, "edit")
+        assert refusal["message"] and second.value["tool_call_id"] not in _tool_messages(graph, config)
+        await graph.ainvoke(Command(resume={again.id: _edit(again, priority="urgent")}), config)
+        made = {o["subject"]: o["priority"] for o in await _orders(graph)}
+        assert made[second.value["args"]["subject"]] == "urgent" and not _pending(graph, config)
+
+    asyncio.run(scenario())
+
+
+def test_an_edit_naming_another_tool_or_an_unknown_decision_is_refused() -> None:
+    async def scenario() -> None:
+        graph = in_memory_graph()
+        config, pending = await _start(graph, "review", "t-bad-kind")
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        other = {**_edit(order), "edited_action": {"name": "delete_photos", "args": order.value["args"]}}
+        await graph.ainvoke(Command(resume={order.id: other}), config)
+        again = _asked_again(graph, config, order)
+        refusal = again.value["refusal"]
+        assert (refusal["code"], refusal["field"]) == ("invalid_edit", "edited_action.name")
+        await graph.ainvoke(Command(resume={again.id: {**_approve(again), "type": "maybe"}}), config)
+        third = _asked_again(graph, config, again)
+        assert third.value["refusal"]["code"] == "invalid_decision" and not await _orders(graph)
 
     asyncio.run(scenario())
 

@@ -13,11 +13,12 @@ reconciled, never as failed.
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from .tool_result import tool_envelope
 
 PROTOCOL = 1
 OUTCOME_UNKNOWN = "outcome_unknown"
@@ -119,12 +120,10 @@ def unknown_outcome(tool: str, tool_call_id: str, message: str, **detail: Any) -
 
 
 def is_outcome_unknown(envelope: Any) -> bool:
-    """Whether an envelope (a dict, or a tool message's JSON text) says the outcome is unknown."""
-    if isinstance(envelope, str):
-        try:
-            envelope = json.loads(envelope)
-        except ValueError:
-            return False
+    """Whether an envelope (a dict, or a tool message's content: JSON text, after any edit notice) says the
+    outcome is unknown."""
+    if isinstance(envelope, (str, list)):
+        envelope = tool_envelope(envelope)
     if not isinstance(envelope, dict) or envelope.get("ok") is not False:
         return False
     error = envelope.get("error")

@@ -17,6 +17,10 @@ A server tool whose request went out and whose answer never came (its tool messa
 `outcome_unknown` envelope) is shown `outcome_unknown`, never failed or succeeded, until the thread's
 `call_outcomes` (the server's reconciliation by idempotency key, `sitewalk_agent.outcomes`) says how
 it ended; then it moves on from `outcome_unknown` to that end, with the work order found.
+
+The board shows what RAN, not what was proposed: a call a reviewer edited carries LangChain's edit
+notice before its response (`contracts.tool_result`); its arguments on the view are replaced by the
+executed ones, and its detail says "edited by the reviewer" and the work order it filed or found again.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ from typing import Any
 from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
 from ..contracts.envelope import is_outcome_unknown
+from ..contracts.tool_result import ToolResult, read_tool_result, tool_envelope
 from .view import View
 
-__all__ = ["CallBoard", "envelope_detail", "error_summary"]
+__all__ = ["CallBoard", "envelope_detail", "error_summary", "ran_detail"]
 
 
 class CallBoard:
@@ -87,9 +92,12 @@ class CallBoard:
             if is_outcome_unknown(message.get("content")):
                 self._unknown(call_id, name, message.get("content"), (outcomes or {}).get(call_id))
                 continue
+            result = read_tool_result(message.get("content"))
+            if result.executed is not None:  # a reviewer's edit ran: show what ran, not what was proposed
+                self.view.tool_args(call_id, json.dumps(result.executed["args"], ensure_ascii=False, sort_keys=True),
+                                    replace=True)
             failed = message.get("status") == "error"
-            detail = error_summary(message.get("content")) if failed else ""
-            self._ran(call_id, name, not failed, detail)
+            self._ran(call_id, name, not failed, ran_detail(result, failed))
 
     def _unknown(self, call_id: str, name: str, content: Any, outcome: Any) -> None:
         """Shown `outcome_unknown` (once) until the reconciled outcome says how the call ended."""
@@ -119,8 +127,24 @@ def envelope_detail(envelope: dict[str, Any]) -> str:
     return f"{error.get('code')}: {error.get('message')}"
 
 
+def ran_detail(result: ToolResult, failed: bool) -> str:
+    """What the call board says of a call that ran: edited by the reviewer, the work order it filed or found
+    again (`WO-…`), or why it failed."""
+    said = ["edited by the reviewer"] if result.edited else []
+    if failed:
+        return "; ".join([*said, error_summary(result.body)])
+    found = (tool_envelope(result.body) or {}).get("result")
+    found = found if isinstance(found, dict) else {}
+    order = found.get("work_order")
+    if isinstance(order, str) and order:
+        said.append(f"work order {order} {'found again' if found.get('replayed') else 'filed'}")
+    return "; ".join(said)
+
+
 def error_summary(content: Any) -> str:
-    """'code: message' from a failed tool message's envelope, or its text."""
+    """'code: message' from a failed tool message's envelope (after any edit notice), or its text."""
+    if isinstance(content, (str, list)):
+        content = read_tool_result(content).body
     try:
         body = json.loads(content) if isinstance(content, str) else content
     except ValueError:

@@ -3,7 +3,9 @@
 The pending reviews always come from the server (`Reviews.refresh`); choices live in this page only
 and are never restored after a reload. A choice names the revision and hash of the card it was made
 on (the card's own attributes, what the reviewer saw), so a card drawn from older args gives a stale
-decision that `check_decisions` refuses. An edit shows its args as revision n+1.
+decision that `check_decisions` refuses. An edit shows its args as revision n+1. A decision the server
+refused (`PendingReview.refusal`: the call waits again, e.g. `invalid_edit` on `priority`) is shown on
+its card until a new choice on that card replaces it.
 
 An edit comes from the card's form (generated from the tool's JSON Schema, `sitewalk.review_form`) or
 from its raw JSON, and is checked with the tool's own contract (`contracts.field_actions.FIELD_ARGS`)
@@ -116,10 +118,12 @@ class ReviewBoard:
             edited = choice is not None and choice["type"] == "edit"
             args = choice["edited_action"]["args"] if edited and choice else review.args
             refusal = self.refusals.get(iid)
+            server = None if choice else review.refusal  # a new choice on this card replaces the server's refusal
+            local = {"code": refusal[0], "message": refusal[1], "field": None} if refusal else None
             shown = json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True)
             out.append({"review": review, "choice": choice, "shown_args": shown,
                         "shown_revision": review.args_revision + (1 if edited else 0),
-                        "refusal": {"code": refusal[0], "message": refusal[1]} if refusal else None,
+                        "refusal": local or server,
                         "editor": _editor(review, args, shown, self.drafts.get(iid))})
         return out
 

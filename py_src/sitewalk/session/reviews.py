@@ -12,7 +12,11 @@ The server (`sitewalk_agent.review`) pauses each gated tool call with its own in
   one whose interrupt is no longer pending is refused `already_decided`, one whose hash differs from
   the pending args `stale_revision` (`ReviewRefused`, shown on its card); the others go in ONE resume
   command keyed by interrupt id. Undecided reviews are simply not in it: they stay pending. The server
-  checks the revision again (a stale decision fails the run with `stale_revision:`; nothing runs).
+  checks every decision again (revision, allowed type, an edit's args against the tool's contract) and
+  refuses a bad one without failing the run: the call stays pending under a new interrupt id, its
+  interrupt value carries `refusal: {code, field, message}` (`stale_revision`, `invalid_edit`,
+  `invalid_decision`); that refusal is on the card (`PendingReview.refusal`) and comes back from
+  `submit` as a `ReviewRefused` with its field. The other decisions of that resume still apply.
 - A decided call whose resume went out and whose answer never came (the connection dropped, the
   server could not be reached) is `outcome_unknown`, never failed or succeeded, until `reconcile`
   reads the thread's state: a ToolMessage for the call settles it (succeeded or failed); the
@@ -41,7 +45,7 @@ from .thread import Thread
 from .view import View
 
 __all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "Reviews", "approve",
-           "check_decisions", "edit", "pending_reviews", "reconcile", "reject"]
+           "check_decisions", "edit", "pending_reviews", "reconcile", "reject", "server_refusals"]
 
 REVIEW_TYPE = "tool_approval"
 OUTCOME_UNKNOWN = CallStatus.OUTCOME_UNKNOWN.value  # the lifecycle's own states (calls.lifecycle)
@@ -61,26 +65,44 @@ class PendingReview:
     description: str
     args_revision: int
     args_hash: str
+    refusal: dict[str, Any] | None = None  # the server refused the last answer: {code, field, message}
 
     @classmethod
     def of(cls, interrupt: Mapping[str, Any]) -> PendingReview | None:
         value = interrupt.get("value")
         if not isinstance(value, dict) or value.get("type") != REVIEW_TYPE:
             return None
+        refusal = value.get("refusal")
         return cls(str(interrupt["id"]), str(value.get("tool_call_id")), str(value.get("name")),
                    dict(value.get("args") or {}), str(value.get("description") or ""),
-                   int(value.get("args_revision") or 1), str(value.get("args_hash") or ""))
+                   int(value.get("args_revision") or 1), str(value.get("args_hash") or ""),
+                   _refusal_shown(refusal) if isinstance(refusal, dict) else None)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 class ReviewRefused(ValueError):
-    """A decision that was not sent (or that the server refused): its interrupt, a code, and why."""
+    """A decision that was not sent (or that the server refused): its interrupt, a code, why, and the
+    field at fault for an edit (`invalid_edit`)."""
 
-    def __init__(self, interrupt_id: str, code: RefusalCode, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.interrupt_id, self.code, self.message = interrupt_id, code, message
+    def __init__(self, interrupt_id: str, code: RefusalCode, message: str, field: str | None = None) -> None:
+        super().__init__(f"{code}: {field + ': ' if field else ''}{message}")
+        self.interrupt_id, self.code, self.message, self.field = interrupt_id, code, message, field
+
+
+def _refusal_shown(refusal: Mapping[str, Any]) -> dict[str, Any]:
+    """The server's refusal as a card shows it: a code, the field (or None) and the reason."""
+    field = refusal.get("field")
+    return {"code": str(refusal.get("code") or "invalid_decision"), "field": str(field) if field else None,
+            "message": str(refusal.get("message") or "")[:500]}
+
+
+def server_refusals(pending: list[PendingReview], sent: Mapping[str, str]) -> list[ReviewRefused]:
+    """The decisions just sent (`sent`: tool_call_id -> name) that the server refused: their call still
+    waits, its review carrying the refusal (a decision it took would have ended the review)."""
+    return [ReviewRefused(r.interrupt_id, r.refusal["code"], r.refusal["message"], r.refusal["field"])
+            for r in pending if r.tool_call_id in sent and r.refusal is not None]
 
 
 def _named(review: PendingReview) -> dict[str, Any]:
@@ -211,7 +233,7 @@ class Reviews:
         for r in refused:
             self.cards.review_refused(r.interrupt_id, r.code, r.message)
         try:
-            await self.refresh()
+            refused += server_refusals(await self.refresh(), sent if good else {})  # shown on their cards
         except ServerUnreachable:  # the cards of unknown outcome stay so until the server is read again
             self.view.status("Agent server out of reach: the outcome of the decisions sent is unknown for now")
         except Unauthorized:  # sent; the cards are read again once signed in

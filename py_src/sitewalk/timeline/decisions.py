@@ -18,12 +18,12 @@ The fork is made at that parent, the *review step* (`session.decision_edits` say
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..contracts.field_actions import FIELD_ARGS, reviewed_order_key, reviewed_substance
+from ..contracts.tool_result import read_tool_result, tool_envelope
 from .errors import InvalidEdit
 from .facts import decision_of
 from .typed_value import typed_object
@@ -175,15 +175,8 @@ def _call(interrupt: Mapping[str, Any], answer: Mapping[str, Any] | None) -> Rev
 def _executed(answer: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The args an edited call ran with, as LangChain's note names them ("Executed instead: NAME with arguments
     {...}.")."""
-    text = str((answer or {}).get("content") or "")
-    _, found, rest = text.partition(" with arguments ")
-    if not found:
-        return None
-    try:
-        args, _ = json.JSONDecoder().raw_decode(rest)
-    except ValueError:
-        return None
-    return dict(args) if isinstance(args, dict) else None
+    executed = read_tool_result((answer or {}).get("content")).executed
+    return dict(executed["args"]) if executed else None
 
 
 def _allowed(interrupt: Mapping[str, Any]) -> tuple[str, ...]:
@@ -195,13 +188,8 @@ def _allowed(interrupt: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _result(answer: Mapping[str, Any] | None) -> dict[str, Any]:
     """The result of a tool's envelope in its message (an edited call's comes after LangChain's note)."""
-    text = str((answer or {}).get("content") or "")
-    text = text.split("Tool response:", 1)[-1].strip()
-    try:
-        envelope = json.loads(text)
-    except ValueError:
-        return {}
-    result = envelope.get("result") if isinstance(envelope, dict) else None
+    envelope = tool_envelope((answer or {}).get("content")) or {}
+    result = envelope.get("result")
     return dict(result) if isinstance(result, dict) else {}
 
 

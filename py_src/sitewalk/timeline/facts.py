@@ -7,16 +7,17 @@ costs does not grow with the conversation. Opening a step reads its full state a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..contracts.tool_result import EDIT_NOTICE_START, tool_envelope
 
 __all__ = ["Answer", "Interruption", "LastMessage", "StepFacts", "checkpoint_id", "decision_of", "facts_of",
            "stable_namespace"]
 
 TEXT_LIMIT = 80  # a step's title quotes at most this much of a message
-EDITED_NOTE = "Note: a human reviewer replaced this tool call"  # how LangChain's review starts an edited result
+EDITED_NOTE = EDIT_NOTICE_START  # how LangChain's review starts an edited result (contracts.tool_result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,22 +216,15 @@ def _last_message(message: Any) -> LastMessage | None:
 
 def _result_source(text: str) -> str:
     """A successful envelope's `result.source` ("manual": the inspector typed it), "" otherwise."""
-    try:
-        envelope = json.loads(text)
-    except ValueError:
-        return ""
-    result = envelope.get("result") if isinstance(envelope, dict) else None
+    result = (tool_envelope(text) or {}).get("result")
     source = result.get("source") if isinstance(result, Mapping) else None
     return source if isinstance(source, str) else ""
 
 
 def _error_code(text: str) -> str:
-    """The code of a failed tool envelope ({"ok": false, "error": {"code": ...}}), "" otherwise."""
-    try:
-        envelope = json.loads(text)
-    except ValueError:
-        return ""
-    error = envelope.get("error") if isinstance(envelope, dict) else None
+    """The code of a failed tool envelope ({"ok": false, "error": {"code": ...}}, after any edit notice), ""
+    otherwise."""
+    error = (tool_envelope(text) or {}).get("error")
     if isinstance(error, Mapping):
         return str(error.get("code") or "error")
     return "error" if isinstance(error, str) else ""

@@ -23,11 +23,11 @@ Without a store or a thread id (a graph run in-process without persistence) noth
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sitewalk.contracts.audit import args_hash
 from sitewalk.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
+from sitewalk.contracts.tool_result import tool_envelope
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
 
@@ -69,22 +69,17 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
         getattr(message, "artifact", None), dict) else None
     if getattr(message, "status", "success") != "error":
         return "succeeded", _with_source(answered_by, message)
-    if is_outcome_unknown(str(message.content)):  # the request went out, its answer never came
+    if is_outcome_unknown(message.content):  # the request went out, its answer never came
         return OUTCOME_UNKNOWN, answered_by
-    try:
-        code = (json.loads(str(message.content)).get("error") or {}).get("code")
-    except (ValueError, AttributeError):
-        code = None
+    error = (tool_envelope(message.content) or {}).get("error")  # after an edited call's notice
+    code = error.get("code") if isinstance(error, dict) else None
     return f"failed:{code or 'error'}", answered_by
 
 
 def _with_source(answered_by: str | None, message: Any) -> str | None:
     """A result that says where its data came from (a position the inspector typed: `source: manual`)
     keeps that in the record's detail, so the trail shows what left the device was typed."""
-    try:
-        result = json.loads(str(message.content)).get("result")
-    except (ValueError, AttributeError):
-        return answered_by
+    result = (tool_envelope(message.content) or {}).get("result")
     source = result.get("source") if isinstance(result, dict) else None
     if not isinstance(source, str):
         return answered_by
