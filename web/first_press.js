@@ -12,6 +12,7 @@
     listening: performance.now(), // when a press on Start is first kept (the first usable input)
     take() {
       taken = true;
+      document.getElementById("sw-start")?.removeAttribute("aria-busy");
       const was = pressed;
       pressed = false;
       return was;

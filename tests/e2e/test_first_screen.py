@@ -67,6 +67,7 @@ def test_typing_and_start_before_python_is_ready_on_a_phone(app):
     page.locator("#sw-start").click()
     page.locator("#sw-start").click()  # pressed twice while waiting: still one inspection
     assert page.locator("#sw-status").inner_text() == "starting…"
+    assert page.get_attribute("#sw-start", "aria-busy") == "true"
     # Still typing while Python boots: the focus is in the notes, and stays there.
     page.locator("#sw-draft-notes").press_sequentially("north side")
     assert page.evaluate(NOT_READY), "Python became ready before the press was checked"
@@ -80,6 +81,7 @@ def test_typing_and_start_before_python_is_ready_on_a_phone(app):
     assert page.input_value("#sw-note") == "gate B"
     assert page.input_value("#sw-draft-notes") == "north side"
     assert page.evaluate("document.activeElement.id") == "sw-draft-notes"
+    assert page.get_attribute("#sw-start", "aria-busy") is None  # the app took the press
     assert "read_local_draft@" in page.locator("#sw-dev-meta").text_content()  # the run's details, filled in
 
     threads = httpx.post(f"{app.server_url}/threads/search", timeout=30,

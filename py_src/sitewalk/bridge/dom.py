@@ -38,10 +38,10 @@ __all__ = [
     "set_html",
     "shell",
     "show_app",
-    "take_first_press",
-    "typing_elsewhere",
     "show_error",
     "show_status",
+    "take_first_press",
+    "typing_elsewhere",
 ]
 
 
