@@ -29,6 +29,7 @@ from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
 from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST, PY_SRC, STAMP, WEB
 from sitewalk_build.policy import connect_sources, csp, origin, scan_dist
 from sitewalk_build.precompile import Job, precompile_archives
+from sitewalk_build.prerender import fill_first_screen, render_first_screen
 from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
 from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel
 
@@ -230,6 +231,11 @@ def fill_index(site: Site) -> None:
     index.write_text(html.replace("<!--SITEWALK:PRELOAD-->", "\n  ".join(preload)))
 
 
+def prerender(site: Site) -> None:
+    """The first screen rendered into index.html (sitewalk_build/prerender.py)."""
+    fill_first_screen(site.staging / "index.html", render_first_screen(site.app_src))
+
+
 def served_files(staging: Path) -> list[str]:
     """What the service worker precaches: everything but itself, the stamp and the bench baseline."""
     skip = {"sw.js", STAMP}
@@ -299,6 +305,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("copy web", copy_web),
     ("describe boot", describe_boot),
     ("fill index", fill_index),
+    ("prerender first screen", prerender),
     ("stamp version", stamp_version),
     ("fill precache", fill_precache),
     ("check origins", check_origins),

@@ -111,7 +111,13 @@ class AppPage:
     def local_storage(self, key: str):
         return self.page.evaluate("(k) => localStorage.getItem(k)", key)
 
+    def unfold_start_form(self) -> None:
+        """Open the start form if it is folded to its summary line (it folds once an inspection runs)."""
+        if not self.page.locator("#sw-start-form").evaluate("(form) => form.open"):
+            self.page.click("#sw-start-summary")
+
     def save_draft_in_form(self, inspection_id: str, draft: dict) -> None:
+        self.unfold_start_form()
         self.page.fill("#sw-inspection-id", inspection_id)
         self.page.click(".sw-draft summary")
         self.page.fill("#sw-draft-site", draft.get("site", ""))
@@ -124,6 +130,7 @@ class AppPage:
 
     def begin(self, inspection_id: str, note: str = "") -> None:
         """Press Start and return at once (the run may wait for the inspector)."""
+        self.unfold_start_form()
         self.page.fill("#sw-inspection-id", inspection_id)
         self.page.fill("#sw-note", note)
         self.page.click("#sw-start")

@@ -24,6 +24,7 @@ from ..session.progress import StuckPolicy
 from ..session.stuck_limits import stuck_policy
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
+from ..ui.first_screen import first_screen
 from ..ui.render import render_template
 from .audit_view import AuditView
 from .composer import Composer
@@ -31,6 +32,8 @@ from .device import RequestDialog
 from .inspections_view import InspectionsView, device_id
 from .sessions import Sessions
 from .signin_view import SignInView
+from .start_form import FORM as START_FORM
+from .start_form import fold_start_form, unfold_start_form
 
 if TYPE_CHECKING:
     from ..inspections import Inspection
@@ -54,7 +57,10 @@ async def main(config: Any) -> None:
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
     registry = _registry(drafts)
-    dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
+    if dom.element("sw-start") is None:  # a page without the build's pre-rendered first screen
+        dom.set_html("app", first_screen())
+    # Otherwise the app attaches to the first screen as it is: what was typed meanwhile, and the focus, stay.
+    dom.set_html("sw-dev-meta", render_template("dev_meta.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
@@ -71,7 +77,12 @@ async def main(config: Any) -> None:
     client.on_unauthorized = signin_view.required  # any 401, from any part of the app, asks for a sign-in
     tasks.on("sw-start", "click", lambda _event: _start(sessions, device, listed))
     tasks.on("sw-save-draft", "click", lambda _event: _save_draft(registry))
+    pressed_early = dom.take_first_press()  # after our listener is on: each press is taken once, by one of them
     dom.mark_ready()
+    if pressed_early:  # the press starts the inspection in the form; the last one is not reopened over it
+        tasks.spawn(_start(sessions, device, listed))
+        await listed.refresh()
+        return
     await listed.refresh()
     await _rejoin(client, sessions)
     await listed.refresh()  # the reopened inspection's status may have changed meanwhile
@@ -180,7 +191,9 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
     except AgentServerError:
         return False  # unreachable, or a sign-in is asked for: the sign-in carries on from here
     waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
-    dom.element("sw-inspection-id").value = inspection_id
+    field = dom.element("sw-inspection-id")
+    if field.value == field.defaultValue:  # an id the inspector typed while Python booted stays theirs
+        field.value = inspection_id
     dom.show_status(f"Inspection {inspection_id}: " + ("rejoined" if waiting else "reopened") + f" thread {thread_id}")
     session = sessions.for_thread(thread_id)  # after a sign-in: the session on screen, with its outbox
     await _running(inspection_id, session, session.reopen(thread_id))
@@ -210,10 +223,11 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         cancel = dom.create("button")
         cancel.id, cancel.type, cancel.className = "sw-cancel", "button", "sw-button-secondary"
         cancel.textContent = "Cancel"
-        start = dom.element("sw-start")
-        start.parentNode.insertBefore(cancel, start.nextSibling)
+        form = dom.element(START_FORM)  # after the foldable form: Cancel stays in sight when it is folded
+        form.parentNode.insertBefore(cancel, form.nextSibling)
         tasks.on("sw-cancel", "click", _cancel_current)
     _current["session"] = session
+    fold_start_form(inspection_id)
     dom.element("sw-start").disabled = True
     cancel.hidden = False
     try:
@@ -223,6 +237,7 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
                 await session.show_reviews()  # what the thread waits on for review, read from the server
                 await session.show_questions()  # and the questions it asks the inspector (the site walk)
         except Unauthorized:  # the sign-in form is up (the client's on_unauthorized); the page keeps everything
+            unfold_start_form()
             dom.show_status(f"Inspection {inspection_id}: sign in to carry on; nothing is lost.", error=True)
             return
         if session.cancelled:

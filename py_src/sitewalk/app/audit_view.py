@@ -28,6 +28,7 @@ class AuditView:
 
     def attach(self) -> None:
         tasks.on("sw-audit-load", "click", self.show)
+        tasks.on("sw-tab-audit", "click", self.show)  # the Audit tab goes there and shows the trail: one tap
 
     async def show(self, _event: Any = None) -> None:
         thread_id = self.current()

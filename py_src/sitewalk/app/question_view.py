@@ -14,7 +14,7 @@ from typing import Any
 from ..bridge import dom
 from ..contracts.questions import MAX_COUNT
 from ..ui.render import render_template
-from .regions import CardRegion
+from .regions import CardRegion, present_card
 
 __all__ = ["QuestionCardsView"]
 
@@ -30,9 +30,13 @@ class QuestionCardsView:
         self._region = CardRegion(CONTAINER, "sw-questions", self._on_click)
 
     def questions(self, pending: list[dict[str, Any]]) -> None:
+        before = {q["interrupt_id"] for q in self.pending}
         self.pending = pending
         self.refusals = {iid: r for iid, r in self.refusals.items() if any(q["interrupt_id"] == iid for q in pending)}
         self._draw()
+        arrived = [q["interrupt_id"] for q in pending if q["interrupt_id"] not in before]
+        if arrived:  # a new question waits for the inspector: into view, with the focus
+            present_card(self._container(), arrived[0])
 
     def question_refused(self, interrupt_id: str, code: str, message: str) -> None:
         self.refusals[interrupt_id] = (code, message)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..bridge import dom, tasks
 
-__all__ = ["CardRegion"]
+__all__ = ["CardRegion", "present_card"]
 
 AFTER = "sw-tool-calls"  # the regions follow the tool calls
 
@@ -32,3 +32,8 @@ class CardRegion:
             self._listener = tasks.handler(self.on_click)
             node.addEventListener("click", self._listener)
         return node
+
+
+def present_card(region: Any, interrupt_id: str) -> None:
+    """The card of this interrupt, just drawn in the region, into view and focused (`dom.bring_to_attention`)."""
+    dom.bring_to_attention(dom.query(region, f"[data-interrupt-id='{dom.css_escape(interrupt_id)}']"))

@@ -24,9 +24,11 @@ __all__ = ["KeyedRenderer"]
 
 class KeyedRenderer:
     def __init__(self, container_id: str = "sw-screen",
-                 on_action: Callable[[str, str, str], Any] | None = None) -> None:
+                 on_action: Callable[[str, str, str], Any] | None = None,
+                 on_new_screen: Callable[[], Any] | None = None) -> None:
         self.container_id = container_id
         self.on_action = on_action
+        self.on_new_screen = on_new_screen  # called after a screen is drawn where there was none
         self.shown: dict[str, Any] | None = None  # the spec the DOM shows
         self._reach: tuple[list[str], dict[str, list[str]]] | None = None  # its walk (see plan_update)
         self.passes = 0  # DOM passes done (one per animation frame at most)
@@ -87,6 +89,8 @@ class KeyedRenderer:
         self.passes += 1
         if self.shown is None:  # nothing on screen, nothing to keep: one parse of the whole tree
             self._first_render(spec)
+            if self.on_new_screen is not None:
+                self.on_new_screen()
         else:
             focused = dom.active_element()
             old_nodes = {key: self._nodes.get(key) for key in plan.top}

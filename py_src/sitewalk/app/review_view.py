@@ -19,7 +19,7 @@ from ..bridge import dom
 from ..session.review_board import ReviewBoard, SeenRevision
 from ..session.reviews import ReviewRefused
 from ..ui.render import render_template
-from .regions import CardRegion
+from .regions import CardRegion, present_card
 
 __all__ = ["ReviewCardsView"]
 
@@ -34,8 +34,12 @@ class ReviewCardsView:
         self._region = CardRegion(CONTAINER, "sw-reviews", self._on_click)
 
     def reviews(self, pending: list[dict[str, Any]]) -> None:
+        before = set(self.board.pending)
         self.board.show(pending)
         self._draw()
+        arrived = [iid for iid in self.board.pending if iid not in before]
+        if arrived:  # a new review waits for the inspector: into view, with the focus
+            present_card(self._container(), arrived[0])
 
     def review_refused(self, interrupt_id: str, code: str, message: str) -> None:
         self.board.refuse(interrupt_id, code, message)

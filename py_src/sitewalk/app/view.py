@@ -16,10 +16,21 @@ from ..timeline import TimelineShown
 from ..ui.render import render_template
 from .renderer import KeyedRenderer
 
+SCREEN_PANEL = "sw-screen-panel"
+AWAITED = "[data-interrupt-id], dialog"  # a question or review card, the device dialog
+
+
+def _present_screen() -> None:
+    """A new screen comes into view with the focus, unless a card or dialog that waits for an answer has it."""
+    active = dom.active_element()
+    if active is not None and dom.closest(active, AWAITED) is not None:
+        return
+    dom.bring_to_attention(dom.element(SCREEN_PANEL))
+
 
 class DomView:
     def __init__(self, on_action: Callable[[str, str, str], Any] | None = None) -> None:
-        self.renderer = KeyedRenderer("sw-screen", on_action=on_action)
+        self.renderer = KeyedRenderer("sw-screen", on_action=on_action, on_new_screen=_present_screen)
         self.renderer.attach()
 
     def reset(self) -> None:

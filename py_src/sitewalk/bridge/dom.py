@@ -12,6 +12,7 @@ from typing import Any, Literal
 import js
 from pyodide.ffi import create_proxy, to_js
 
+from ..ui.attention import is_typing
 from ..ui.trusted import POLICY_NAME, PolicyGate, TemplateHtml
 from .values import or_none
 
@@ -19,6 +20,7 @@ __all__ = [
     "active_element",
     "append_to_body",
     "attribute",
+    "bring_to_attention",
     "closest",
     "create",
     "css_escape",
@@ -38,6 +40,8 @@ __all__ = [
     "show_app",
     "show_error",
     "show_status",
+    "take_first_press",
+    "typing_elsewhere",
 ]
 
 
@@ -155,6 +159,26 @@ def is_active(node: Any) -> bool:
     return bool(node.isSameNode(js.document.activeElement))
 
 
+def typing_elsewhere() -> bool:
+    """Whether the focus is in a text field holding what the inspector is typing (`ui.attention`)."""
+    node = active_element()
+    if node is None:
+        return False
+    value = or_none(getattr(node, "value", None))
+    return is_typing(str(node.tagName), attribute(node, "type") or "", "" if value is None else str(value),
+                     bool(getattr(node, "isContentEditable", False)))
+
+
+def bring_to_attention(node: Any) -> bool:
+    """Scroll the node into view and focus it (it is focusable: tabindex="-1" at least), unless the
+    inspector is typing somewhere: then nothing moves. Whether it did."""
+    if node is None or typing_elsewhere():
+        return False
+    node.focus(to_js({"preventScroll": True}, dict_converter=js.Object.fromEntries))
+    node.scrollIntoView(to_js({"block": "start"}, dict_converter=js.Object.fromEntries))
+    return True
+
+
 def show_status(text: str, error: bool = False) -> None:
     """The status line under the Start button; `error` shows it as an error."""
     node = element("sw-status")
@@ -166,6 +190,13 @@ def show_status(text: str, error: bool = False) -> None:
 def mark_ready() -> None:
     """Tell the page (and the tests) that the app is interactive."""
     js.document.body.dataset.ready = "1"
+
+
+def take_first_press() -> bool:
+    """Whether Start was pressed before Python was ready (web/first_press.js kept it); from this call on,
+    the early listener ignores presses, so a press is taken by exactly one of the two."""
+    early = or_none(getattr(js.window, "sitewalkFirstPress", None))
+    return bool(early.take()) if early is not None else False
 
 
 def shell() -> Any:
