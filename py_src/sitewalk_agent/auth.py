@@ -6,7 +6,8 @@ Aegra. It is active only when the environment variable SITEWALK_TOKENS names a t
     {"<token>": {"identity": "ana", "display_name": "Ana Ortiz"}, ...}
 
 Then every request needs `Authorization: Bearer <token>` (401 otherwise); a thread is stamped with
-its creator's identity in `metadata.owner` and every thread action (read, search, update, runs,
+its creator's identity in `metadata.owner` (on create, on a run, and again on every update, so
+no request can write another owner there) and every thread action (read, search, update, runs,
 history, state, fork, join, cancel) is filtered by it, so another inspector gets 404; the store
 API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk.contracts.store`);
 assistants can be read and searched by everyone and changed by no one through the API; anything
@@ -39,6 +40,9 @@ __all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 
 TOKENS_ENV = "SITEWALK_TOKENS"
 OWNER = "owner"
+# Thread actions whose request carries metadata the server writes onto the thread: create, a run (which
+# may create its thread), and update (PATCH /threads/{id}; also update_state, whose metadata is unused).
+STAMPED = ("create", "create_run", "update")
 ANONYMOUS: Auth.types.MinimalUserDict = {"identity": ANONYMOUS_IDENTITY, "display_name": "Anonymous"}
 
 
@@ -97,13 +101,19 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     if TOKENS is None:
         return None
     identity = ctx.user.identity
-    if ctx.action in ("create", "create_run") and isinstance(value, dict):
-        # In place: the servers keep using the dict they passed (a new one would be ignored).
-        metadata = value.get("metadata")
-        if not isinstance(metadata, dict):
-            metadata = value["metadata"] = {}
-        metadata[OWNER] = identity  # whatever the caller wrote there
+    if ctx.action in STAMPED and isinstance(value, dict):
+        _stamp_owner(value, identity)
     return {OWNER: identity}
+
+
+def _stamp_owner(value: dict[str, Any], identity: str) -> None:
+    """The owner the server set, over whatever the caller wrote in the request's metadata. In place: the
+    servers keep using the dict they passed (a new one would be ignored). An update merges its metadata
+    into the thread's, so without this a caller could hand his own thread to another inspector."""
+    metadata = value.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = value["metadata"] = {}
+    metadata[OWNER] = identity
 
 
 @auth.on.assistants
