@@ -23,8 +23,9 @@ from sitewalk_build.stale import is_stale, read_stamp  # noqa: E402
 
 
 def precache(dist: Path) -> dict:
-    text = (dist / "sw.js").read_text()
-    return json.loads(re.search(r"/\*__PRECACHE__\*/(.*?)/\*__END__\*/", text, re.S).group(1))
+    found = re.search(r"/\*__PRECACHE__\*/(.*?)/\*__END__\*/", (dist / "sw.js").read_text(), re.S)
+    assert found is not None, "sw.js has no precache manifest"
+    return json.loads(found.group(1))
 
 
 def integrity(path: Path) -> str:

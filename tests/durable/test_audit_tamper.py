@@ -69,7 +69,8 @@ async def _confirmed_inspection(url: str) -> str:
     """Ana's inspection through to a pressed ConfirmButton: read_local_draft, render_ui, the press."""
     client = get_client(url=url, headers=ANA.headers)
     tid = (await client.threads.create())["thread_id"]
-    start = {"messages": [{"role": "user", "content": "Start inspection inspection-77\nscript: confirm"}]}
+    opening = "Start inspection inspection-77\nscript: confirm"
+    start: dict[str, Any] = {"messages": [{"role": "user", "content": opening}]}
     await client.runs.wait(tid, "inspection", input=start)
     [pending] = (await client.threads.get_state(tid))["interrupts"]
     cid = pending["value"]["tool_call"]["id"]
@@ -77,7 +78,8 @@ async def _confirmed_inspection(url: str) -> str:
                            command={"resume": {pending["id"]: {cid: ok_result("read_local_draft", cid, DRAFT)}}})
     state = await client.threads.get_state(tid)
     [ask] = state["interrupts"]
-    identity = state["values"]["ui_spec"]["identity"]  # type: ignore[call-overload, index]
+    values: dict[str, Any] = dict(state["values"])  # type: ignore[arg-type]
+    identity = values["ui_spec"]["identity"]
     press = {"type": "ui_action", "action": "create_work_order", "identity": identity, "element_id": "confirm",
              "idempotency_key": f"ui:{identity['tool_call_id']}:confirm"}
     await client.runs.wait(tid, "inspection", command={"resume": {ask["id"]: press}})
