@@ -151,10 +151,10 @@ def _rewrite(sql: SqlRunner, namespace: tuple[str, ...], records: list[dict[str,
         f"INSERT INTO store (prefix, key, value) VALUES {values}; COMMIT;")
 
 
+@pytest.mark.parametrize("server", ["aegra"], indirect=True)  # langgraph dev's store is in its memory: API only
 def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     url, sql = server
-    if sql is None:
-        pytest.skip("langgraph dev keeps its store in the server's memory: nothing reaches it but the API")
+    assert sql is not None
     namespace = audit_namespace("", "ana")[:-1]
 
     resealed = asyncio.run(_confirmed_inspection(url))
