@@ -51,6 +51,7 @@ class Site:
     app_src: Path
     cache: Path
     bench: bool
+    assistant_id: str | None = None  # written into config.json (the app's default when None)
     jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
     zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
     installed: Wheels = field(default_factory=list)  # installed by loadPackage (native code; the app)
@@ -201,9 +202,10 @@ def describe_boot(site: Site) -> None:
         "entry": site.app.get("entry", "sitewalk.app"),
     }
     # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
-    config = json.dumps({"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)},
-                        indent=1) + "\n"
-    (site.staging / "config.json").write_text(config)
+    config: dict[str, Any] = {"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)}
+    if site.assistant_id:  # an input of the build like the server URL: precached with the rest
+        config["assistantId"] = site.assistant_id
+    (site.staging / "config.json").write_text(json.dumps(config, indent=1) + "\n")
 
 
 def fill_index(site: Site) -> None:
@@ -288,6 +290,7 @@ def write_build_stamp(site: Site) -> None:
     write_stamp(site.staging, {
         "version": site.version,
         "agentServerUrl": site.server_url,
+        "assistantId": site.assistant_id,
         "app_src": str(site.app_src.resolve()),
         "web": str(site.web.resolve()),
         "inputs": input_names(site.web, site.app_src, site.app["package"]),
@@ -356,7 +359,7 @@ def build(dist: Path = DIST, **kwargs: Any) -> Path:
 
 def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
                    app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
-                   bench: bool = False) -> Path:
+                   bench: bool = False, assistant_id: str | None = None) -> Path:
     """Build the static site into ``dist``; return its path.
 
     Raises BuildError on a hash mismatch, a missing input or a reference to a
@@ -374,7 +377,8 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
     dist.parent.mkdir(parents=True, exist_ok=True)
     with _folder(dist.parent, f".{dist.name}-staging-") as staging, _folder(cache, "scratch-") as scratch:
         os.chmod(staging, 0o755)
-        site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache, bench)
+        site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache, bench,
+                    assistant_id)
         for _, stage in STAGES:
             stage(site)
         _swap_in(staging, dist)
@@ -389,15 +393,17 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
 def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
     """Build dist/ if it is stale; return its path.
 
-    Takes build()'s keyword arguments; a rebuild keeps the agent server URL
-    and the bench files of the previous build unless told otherwise.
+    Takes build()'s keyword arguments; a rebuild keeps the agent server URL, the
+    assistant id and the bench files of the previous build unless told otherwise.
     """
     with build_lock(kwargs.get("cache", CACHE)):
         previous = read_stamp(dist) or {}
         if "agentServerUrl" in previous:
             kwargs.setdefault("server_url", previous["agentServerUrl"])
             kwargs.setdefault("bench", bool(previous.get("bench")))
+            kwargs.setdefault("assistant_id", previous.get("assistantId"))
         if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
-                    server_url=kwargs.get("server_url"), bench=kwargs.get("bench", False)):
+                    server_url=kwargs.get("server_url"), bench=kwargs.get("bench", False),
+                    assistant_id=kwargs.get("assistant_id")):
             return build_unlocked(dist, **kwargs)
         return dist

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from sitewalk_build.assemble import build
@@ -11,7 +10,7 @@ from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
 from sitewalk_build.serve import cmd_serve
-from sitewalk_build.stale import is_stale
+from sitewalk_build.stale import is_stale, read_stamp
 
 DESCRIPTION = "Build, serve and benchmark the Sitewalk static site."
 
@@ -44,16 +43,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    """The server URL and the assistant id are inputs of the build (config.json is precached with its
+    integrity, so it is written before the service worker's list, never after). Without --assistant
+    the previous build's assistant is kept; --assistant "" drops it (the app's default then)."""
     server = getattr(args, "server", DEFAULT_SERVER_URL)
     dist = Path(getattr(args, "dist", DIST))
-    if getattr(args, "force", False) or is_stale(dist, server_url=server):
-        build(dist, server_url=server)
+    assistant = getattr(args, "assistant", None)
+    if assistant is None:
+        assistant = (read_stamp(dist) or {}).get("assistantId")
+    assistant = assistant or None
+    if getattr(args, "force", False) or is_stale(dist, server_url=server, assistant_id=assistant):
+        build(dist, server_url=server, assistant_id=assistant)
     else:
         log(f"{dist.name}/ is up to date")
-    if getattr(args, "assistant", None):  # configuration like the server URL (?assistant= overrides it)
-        config_file = dist / "config.json"
-        config = json.loads(config_file.read_text())
-        config_file.write_text(json.dumps({**config, "assistantId": args.assistant}, indent=1) + "\n")
     return 0
 
 

@@ -6,9 +6,11 @@ Aegra. It is active only when the environment variable SITEWALK_TOKENS names a t
     {"<token>": {"identity": "ana", "display_name": "Ana Ortiz"}, ...}
 
 Then every request needs `Authorization: Bearer <token>` (401 otherwise); a thread is stamped with
-its creator's identity in `metadata.owner` and every thread action (read, search, update, runs,
+its creator's identity in `metadata.owner` (on create, on a run, and again on every update, so
+no request can write another owner there) and every thread action (read, search, update, runs,
 history, state, fork, join, cancel) is filtered by it, so another inspector gets 404; the store
-API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk.contracts.store`);
+API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk.contracts.store`), and
+no one may put or delete in an audit trail (`sitewalk_agent.audit`), signed in or not;
 assistants can be read and searched by everyone and changed by no one through the API; anything
 else is refused (403).
 
@@ -31,14 +33,20 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
+from sitewalk.contracts.audit import NAMESPACE as AUDIT_NAMESPACE
 from sitewalk.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
 from sitewalk.contracts.store import namespace_owner
+from sitewalk_agent.audit.store_lock import LOCK_LABEL
 from sitewalk_agent.token_file import TokenFile, TokenFileError, load_tokens
 
 __all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 
 TOKENS_ENV = "SITEWALK_TOKENS"
 OWNER = "owner"
+AUDIT_NAMESPACES = (AUDIT_NAMESPACE, (AUDIT_NAMESPACE[0], LOCK_LABEL))
+# Thread actions whose request carries metadata the server writes onto the thread: create, a run (which
+# may create its thread), and update (PATCH /threads/{id}; also update_state, whose metadata is unused).
+STAMPED = ("create", "create_run", "update")
 ANONYMOUS: Auth.types.MinimalUserDict = {"identity": ANONYMOUS_IDENTITY, "display_name": "Anonymous"}
 
 
@@ -97,13 +105,19 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     if TOKENS is None:
         return None
     identity = ctx.user.identity
-    if ctx.action in ("create", "create_run") and isinstance(value, dict):
-        # In place: the servers keep using the dict they passed (a new one would be ignored).
-        metadata = value.get("metadata")
-        if not isinstance(metadata, dict):
-            metadata = value["metadata"] = {}
-        metadata[OWNER] = identity  # whatever the caller wrote there
+    if ctx.action in STAMPED and isinstance(value, dict):
+        _stamp_owner(value, identity)
     return {OWNER: identity}
+
+
+def _stamp_owner(value: dict[str, Any], identity: str) -> None:
+    """The owner the server set, over whatever the caller wrote in the request's metadata. In place: the
+    servers keep using the dict they passed (a new one would be ignored). An update merges its metadata
+    into the thread's, so without this a caller could hand his own thread to another inspector."""
+    metadata = value.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = value["metadata"] = {}
+    metadata[OWNER] = identity
 
 
 @auth.on.assistants
@@ -120,9 +134,20 @@ def _store_namespace(value: Any) -> tuple[str, ...]:
     return tuple(value.get("namespace") or value.get("namespace_prefix") or ())
 
 
+def _audit_labels(namespace: tuple[str, ...]) -> bool:
+    """Whether a namespace is (under) an audit trail or its lock, with or without the `users/<id>` prefix
+    (Aegra files an unprefixed one under the caller's)."""
+    rest = namespace[2:] if namespace_owner(namespace) is not None else namespace
+    return tuple(rest[:2]) in AUDIT_NAMESPACES
+
+
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> None:
-    """Store items live under `("users", <owner's identity>, ...)`."""
+    """Store items live under `("users", <owner's identity>, ...)`. The audit trail is read-only through the
+    API for everyone, with or without sign-in: only the graph writes it, in process (a trail its subject
+    could edit would prove nothing)."""
+    if ctx.action in ("put", "delete") and _audit_labels(_store_namespace(value)):
+        raise _forbidden("the audit trail is written by the agent only")
     if TOKENS is None:
         return
     if namespace_owner(_store_namespace(value)) != ctx.user.identity:

@@ -28,6 +28,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from sitewalk.contracts.audit import STATE_HEAD, committed_head, later_head
 from sitewalk.contracts.envelope import ErrorCode
 from sitewalk.contracts.tools import ToolContract
 from sitewalk_agent.actions import ActionLedger, action_request, answer_press, expected_actions, unwrap_press
@@ -62,6 +63,8 @@ class ActionState(UiState):
     """The answer to the last press: {status: done | replayed | refused, ...}."""
     ui_action_reply: NotRequired[Annotated[str | None, PrivateStateAttr]]
     """What the agent says about the last press, said by the model node in place of the model."""
+    audit_head: NotRequired[Annotated[dict[str, Any] | None, later_head]]
+    """The audit chain's head {seq, hash} as of this checkpoint (see `sitewalk_agent.audit.middleware`)."""
 
 
 class SitewalkState(HeadlessState, ActionState):
@@ -144,7 +147,9 @@ class UiActionsMiddleware(AgentMiddleware[ActionState]):
         press = unwrap_press(interrupt(action_request(values.get("ui_spec"))))
         thread_id = (get_config().get("configurable") or {}).get("thread_id")
         update, said = await answer_press(values, press, ActionLedger(runtime.store, thread_id))
-        await record_ui_action(runtime.store, get_config(), values, press, update["ui_action_result"])
+        record = await record_ui_action(runtime.store, get_config(), values, press, update["ui_action_result"])
+        if record is not None:  # committed with this step, like a tool call's (AuditMiddleware)
+            update = {**update, STATE_HEAD: committed_head(record)}
         # Back through the model node, which says `said` (or nothing) instead of asking the model,
         # and then here again: the screen keeps asking until the thread moves on.
         return {**update, "ui_action_reply": said, "jump_to": "model"}

@@ -39,8 +39,10 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from sitewalk.contracts.audit import STATE_HEAD, committed_head
 from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolSuccess
 from sitewalk.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
+from sitewalk_agent.audit.middleware import AuditState
 from sitewalk_agent.audit.record import record_site_walk
 from sitewalk_agent.headless import failure, tool_message
 
@@ -138,8 +140,15 @@ def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:
     return next((dict(c) for c in last.tool_calls if c["name"] == WALK_TOOL and c["id"] not in answered), None)
 
 
-class SiteWalkMiddleware(AgentMiddleware):
+def _head(record: dict[str, Any] | None) -> dict[str, Any]:
+    """The walk's record committed as the state's audit head, with this step (see `sitewalk_agent.audit`)."""
+    return {STATE_HEAD: committed_head(record)} if record is not None else {}
+
+
+class SiteWalkMiddleware(AgentMiddleware[AuditState]):
     """Registers `walk_site` and runs the site-walk subgraph for its call (see the module docstring)."""
+
+    state_schema = AuditState
 
     def __init__(self) -> None:
         super().__init__()
@@ -153,13 +162,13 @@ class SiteWalkMiddleware(AgentMiddleware):
             args = WalkArgs.model_validate(call.get("args") or {})
         except ValueError as error:
             outcome = failure(call, ErrorCode.invalid_args, f"invalid arguments: {error}")
-            await record_site_walk(runtime.store, get_config(), state, call, [], outcome="failed:invalid_args")
-            return {"messages": [tool_message(call, outcome.model_dump(mode="json"), False)]}
+            record = await record_site_walk(runtime.store, get_config(), state, call, [], outcome="failed:invalid_args")
+            return {"messages": [tool_message(call, outcome.model_dump(mode="json"), False)], **_head(record)}
         # SITE_WALK named here, in the node's own code, is how LangGraph finds the node's subgraph.
         walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call["id"], "answers": []})
         answers: list[dict[str, Any]] = list(walked.get("answers") or [])
         result = {"inspection_id": args.inspection_id, "answers": answers}
         # Recorded once the walk is done: this node runs to here once per walk (or per changed answer, on its branch).
-        await record_site_walk(runtime.store, get_config(), state, call, answers)
+        record = await record_site_walk(runtime.store, get_config(), state, call, answers)
         envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call["id"], result=result).model_dump(mode="json")
-        return {"messages": [tool_message(call, envelope, True)]}
+        return {"messages": [tool_message(call, envelope, True)], **_head(record)}

@@ -22,3 +22,14 @@ def durable_server() -> Iterator[DurableServer]:
         yield stack
     finally:
         stop_test_stack(stack)
+
+
+@pytest.fixture(scope="session", params=["inmem", "aegra"])
+def signed_in_server(request, tmp_path_factory) -> Iterator[str]:
+    """The URL of an agent server WITH sign-in (Ana's and Ben's tokens, signin_helpers), on each server:
+    `langgraph dev` and Aegra. Shared by the modules that probe who may write what."""
+    from agent_servers import serve_agent
+    from signin_helpers import write_token_file
+
+    tokens = write_token_file(tmp_path_factory.mktemp("signed-in"))
+    yield from serve_agent(request.param, f"signed_in_{request.param}", env={"SITEWALK_TOKENS": str(tokens)})

@@ -48,6 +48,35 @@ def test_reload_offline_boots_from_the_service_worker(app):
     assert not_from_worker == []
 
 
+def test_a_site_built_for_an_assistant_installs_its_worker_and_boots_offline(page, agent_server, watch, tmp_path):
+    """`build.py build --assistant ID` (config.json carries the id): the worker's integrity check of
+    config.json passes, so it installs, takes the page, and the reload offline boots from it."""
+    import json
+
+    dist = tmp_path / "dist"
+    assert build.main(["build", "--dist", str(dist), "--server", agent_server, "--assistant", "inspection"]) == 0
+    assert json.loads((dist / "config.json").read_text())["assistantId"] == "inspection"
+    server = build.serve_static(dist, 0)
+    watch.allow(server.url)
+    try:
+        page.goto(build.app_url(server.url, agent_server))
+        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        poll(page, "navigator.serviceWorker.getRegistration().then((r) => !!(r && r.active))", timeout_s=90)
+        page.reload()
+        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        poll(page, "navigator.serviceWorker.controller !== null", timeout_s=30)
+        watch.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
+        page.context.set_offline(True)
+        try:
+            page.reload()
+            poll(page, "!!(window.__sitewalkBoot && window.__sitewalkBoot.packagesLoaded > 0)")
+            page.locator("#boot-error").wait_for(state="visible", timeout=60_000)  # the server is out of reach
+        finally:
+            page.context.set_offline(False)
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("artifact, named", [
     ("site-packages.zip", "jinja2"),  # the pure packages' archive names the packages it carries
     ("pydantic_core-*.whl", "pydantic-core"),  # a wheel installed by loadPackage

@@ -217,3 +217,23 @@ def test_a_live_claim_held_for_every_attempt_fails_the_append_with_a_typed_error
     with pytest.raises(AuditLockTimeout):
         asyncio.run(go())
     assert [i.key for i in store.search(namespace)] == []  # nothing written
+
+
+def test_the_committed_head_catches_a_cut_tail_and_a_resealed_chain():
+    from sitewalk.contracts.audit import check_committed, committed_head, later_head, seal
+
+    chain, prev = [], "0" * 64
+    for seq in (1, 2, 3):
+        key, record = seal({"kind": "tool_call", "outcome": "succeeded"}, seq, prev)
+        chain.append((key, record))
+        prev = record["hash"]
+    head = committed_head(chain[-1][1])
+    assert check_committed(chain, head) is None and check_committed(chain, None) is None
+    cut = check_committed(chain[:2], head)
+    assert cut is not None and "committed record 3 but the chain ends at record 2" in cut.what
+    _, resealed = seal({"kind": "tool_call", "outcome": "failed:denied"}, 3, chain[1][1]["hash"])
+    edited = check_committed([*chain[:2], ("x", resealed)], head)
+    assert edited is not None and edited.what.startswith("edited")
+    # the state's reducer: a head never moves back (a fork's values, a client's update)
+    assert later_head(head, committed_head(chain[0][1])) == head
+    assert later_head(None, head) == head and later_head(head, None) == head

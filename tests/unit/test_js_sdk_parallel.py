@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from json_render_peer import require_node
 
 JS = Path(__file__).resolve().parents[1] / "js"
-NODE = shutil.which("node")
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_js_sdk_answers_both_parallel_headless_tools_in_one_command(agent_server):
+    node = require_node("@langchain/langgraph-sdk")  # skips without node, fails with SITEWALK_REQUIRE_NODE=1
     if not (JS / "node_modules" / "@langchain" / "langgraph-sdk").is_dir():
         pytest.fail("tests/js/node_modules lacks @langchain/langgraph-sdk: run `npm ci` in tests/js")
-    out = subprocess.run([str(NODE), "sdk_parallel.mjs", agent_server], cwd=JS, capture_output=True, text=True,
+    out = subprocess.run([node, "sdk_parallel.mjs", agent_server], cwd=JS, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip().splitlines()[-1])

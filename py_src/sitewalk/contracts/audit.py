@@ -30,8 +30,9 @@ from typing import Any
 
 from .store import user_namespace
 
-__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "ChainProblem", "args_hash", "audit_namespace", "canonical_json",
-           "record_hash", "record_key", "seal", "verify_chain"]
+__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "STATE_HEAD", "ChainProblem", "args_hash", "audit_namespace",
+           "canonical_json", "check_committed", "committed_head", "later_head", "record_hash", "record_key", "seal",
+           "verify_chain"]
 
 NAMESPACE = ("sitewalk", "audit")
 
@@ -40,6 +41,10 @@ GENESIS = "0" * 64
 HEAD_KEY = "head"
 """The store key of the thread's head pointer {seq, hash, key}: without it a deleted last record would not show."""
 SEQ_WIDTH = 8
+STATE_HEAD = "audit_head"
+"""The state key where the graph also commits the chain's head {seq, hash} at each audited step: it is
+checkpointed with the thread, where a client cannot lower it (`later_head`) or remove it without a trace,
+so a tail cut off the store together with its head pointer still shows (`check_committed`)."""
 
 
 def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
@@ -144,4 +149,39 @@ def _check_head(head: Any, count: int, last_hash: str) -> ChainProblem | None:
         expected = head.get("seq") if isinstance(head, Mapping) else "?"
         return ChainProblem(str(head.get("key") if isinstance(head, Mapping) else HEAD_KEY),
                             f"missing: the head names record {expected} but the chain ends at record {count}")
+    return None
+
+
+def committed_head(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What the thread's state keeps of a stored record: its sequence number and hash."""
+    return {"seq": int(record["seq"]), "hash": str(record["hash"])}
+
+
+def _seq_of(head: Any) -> int:
+    seq = head.get("seq") if isinstance(head, Mapping) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else -1
+
+
+def later_head(current: Any, new: Any) -> Any:
+    """The state's reducer for STATE_HEAD: the head with the higher sequence number wins, so neither a
+    fork from an older checkpoint's values nor a client's state update can move it back."""
+    return new if _seq_of(new) >= _seq_of(current) else current
+
+
+def check_committed(items: Iterable[tuple[str, Mapping[str, Any]]], committed: Any) -> ChainProblem | None:
+    """None when the record the thread's checkpoints committed (`committed`: {seq, hash}, the latest of
+    them) is in the chain as it was; otherwise what is wrong (a cut tail, a re-sealed record)."""
+    if committed is None:
+        return None
+    records = {int(v["seq"]): v for k, v in items if k != HEAD_KEY and isinstance(v, Mapping)
+               and isinstance(v.get("seq"), int)}
+    seq = _seq_of(committed)
+    found = records.get(seq)
+    last = max(records, default=0)
+    if found is None:
+        return ChainProblem(f"{seq:0{SEQ_WIDTH}d}", f"missing: the thread's checkpoints committed record {seq} "
+                                                     f"but the chain ends at record {last}")
+    if found.get("hash") != committed.get("hash"):
+        return ChainProblem(record_key(seq, str(found.get("hash"))),
+                            f"edited: record {seq} is not the one the thread's checkpoints committed")
     return None

@@ -3,9 +3,14 @@
 It reads the records through the Agent Server's store API (`POST /store/items/search`, via the
 official `langgraph_sdk` client), so it checks what the server actually holds.
 
+verify also reads the thread's checkpoint history (`threads.get_history`): the graph commits the
+chain's head there at each audited step (`audit_head`), where a client cannot move it back, so a
+tail cut off the store together with its head pointer is caught too.
+
 verify exits 0 when the chain is whole; 1 naming the first edited, missing, reordered or forked
-record (its key and what is wrong; a thread without any record counts as missing); 2 when the
-trail cannot be read (server unreachable, auth refused, not a store).
+record (its key and what is wrong; a thread without any record counts as missing; a record the
+checkpoints committed that the store lacks or holds re-sealed); 2 when the trail or the thread's
+history cannot be read (server unreachable, auth refused, not a store).
 export prints {"namespace", "records": [...], "head"} as JSON (exit 0, or 2 when it cannot read).
 """
 
@@ -21,10 +26,10 @@ from typing import Any
 import httpx
 from langgraph_sdk import get_client
 
-from sitewalk.contracts.audit import HEAD_KEY, ChainProblem, verify_chain
+from sitewalk.contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, check_committed, later_head, verify_chain
 from sitewalk_agent.audit.trail import audit_namespace
 
-__all__ = ["main", "read_trail"]
+__all__ = ["main", "read_committed_head", "read_trail"]
 
 PAGE = 100
 
@@ -58,10 +63,34 @@ async def read_trail(server: str, namespace: tuple[str, ...], token: str | None 
     return items
 
 
-def _problem(items: list[tuple[str, Any]]) -> ChainProblem | None:
+async def read_committed_head(server: str, thread_id: str, token: str | None = None) -> dict[str, Any] | None:
+    """The latest audit head the thread's checkpoints committed (every branch, page by page), or None."""
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    client = get_client(url=server, headers=headers, timeout=15.0)
+    best: Any = None
+    before: Any = None
+    try:
+        while True:
+            page = await client.threads.get_history(thread_id, limit=PAGE, before=before)
+            for state in page:
+                values = state.get("values")
+                best = later_head(best, values.get(STATE_HEAD) if isinstance(values, dict) else None)
+            if len(page) < PAGE:
+                return best if isinstance(best, dict) else None
+            before = {"configurable": {"checkpoint_id": page[-1]["checkpoint"]["checkpoint_id"]}}
+    except httpx.HTTPStatusError as exc:
+        raise TrailUnreadable(f"cannot read the checkpoints of {thread_id} from {server}: HTTP "
+                              f"{exc.response.status_code} {exc}") from exc
+    except (httpx.HTTPError, OSError, KeyError, TypeError, ValueError) as exc:
+        raise TrailUnreadable(f"cannot read the checkpoints of {thread_id} from {server}: {exc}") from exc
+    finally:
+        await client.aclose()
+
+
+def _problem(items: list[tuple[str, Any]], committed: Any) -> ChainProblem | None:
     if not items:
         return ChainProblem(HEAD_KEY, "missing: the thread has no audit records")
-    return verify_chain(items)
+    return verify_chain(items) or check_committed(items, committed)
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -77,7 +106,14 @@ async def _run(args: argparse.Namespace) -> int:
         print(json.dumps({"namespace": list(namespace), "records": records, "head": head}, indent=2,
                          ensure_ascii=False))
         return 0
-    problem = _problem(items)
+    committed = None
+    if items:
+        try:
+            committed = await read_committed_head(args.server, args.thread_id, args.token)
+        except TrailUnreadable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    problem = _problem(items, committed)
     if problem is not None:
         print(f"BROKEN {problem}", file=sys.stderr)
         return 1
