@@ -534,30 +534,28 @@ def _after_draft(c: _Context) -> Turn:
 
 
 def _after_blank_draft(c: _Context) -> Turn:
-    """The blank draft the device started (or the draft it held already) on its screen, said in one sentence."""
+    """The blank draft the device started (or the draft it held already) on its screen."""
     if not c.outcome.get("ok"):
         error = c.outcome.get("error") or {}
         code = error.get("code", "internal")
         said = f"I could not start a blank draft for {c.inspection_id}: {code} — {error.get('message', '')}"
         return Turn(f"{said} {KEPT_CORRUPT}" if code == "corrupt_data" else said)
-    draft = dict(c.outcome.get("result") or {})
-    draft.setdefault("inspection_id", c.inspection_id)
-    if not is_blank(draft):  # the device held a draft already (a call made twice): show it as it is
-        return _show_draft(c, draft)
-    said = (f"There was no draft for {c.inspection_id} on this device, so I started a blank one for you to fill in."
-            if draft.get("created") else f"The draft for {c.inspection_id} on this device is still blank: fill it in.")
-    position = position_finding(c.messages)
-    if position:
-        draft["findings"] = [position]
-    return Turn(said, "render_ui", blank_draft_screen(draft))
+    result = dict(c.outcome.get("result") or {})
+    return _show_draft(c, result, created=bool(result.get("created")))
 
 
-def _show_draft(c: _Context, draft: dict[str, Any]) -> Turn:
-    """The draft's screen: the card, or the bigger screen of the scenarios that need one."""
+def _show_draft(c: _Context, draft: dict[str, Any], created: bool = False) -> Turn:
+    """The draft's screen: a blank draft's with its empty fields (said in one sentence), the card, or the
+    bigger screen of the scenarios that need one."""
     draft.setdefault("inspection_id", c.inspection_id)
+    blank = is_blank(draft)
     position = position_finding(c.messages)
     if position:  # the position this inspection got goes on its card, saying how it was found
         draft["findings"] = [*draft.get("findings", []), position][:50]
+    if blank:
+        said = (f"There was no draft for {c.inspection_id} on this device, so I started a blank one for you to "
+                "fill in." if created else f"The draft for {c.inspection_id} on this device is still blank: fill it in.")
+        return Turn(said, "render_ui", blank_draft_screen(draft))
     if c.scenario == "patch-ui":
         return Turn(inline_text(f"Here is the screen for {c.inspection_id}.", patch_lines(inspection_screen(draft))))
     screen = inspection_screen(draft) if c.scenario in ("slow-ui", "confirm") else card_spec(draft)

@@ -171,6 +171,16 @@ def test_not_found_makes_the_blank_draft_the_next_call_and_its_screen_is_said_in
     assert elements["fill"]["props"]["text"] == BLANK_NOTE
 
 
+def test_a_blank_draft_read_back_later_is_shown_blank_again_and_a_filled_one_as_the_card():
+    blank = {"inspection_id": "inspection-42", "site": "", "inspector": "", "findings": [], "risk": "low"}
+    messages = _after_read(ok_result("read_local_draft", "d1", blank))
+    again = plan_turn(messages)
+    assert again.tool == "render_ui" and again.args["elements"]["fill"]["props"]["text"] == BLANK_NOTE
+    assert again.text == "The draft for inspection-42 on this device is still blank: fill it in."
+    filled = plan_turn(_after_read(ok_result("read_local_draft", "d1", {**blank, "site": "Pier 4"})))
+    assert filled.tool == "render_ui" and filled.args["root"] == "card" and filled.text == ""
+
+
 def test_corrupt_data_is_said_with_its_own_recovery_and_nothing_is_called():
     turn = plan_turn(_after_read(error_result("read_local_draft", "d1", "corrupt_data", "the stored draft is bad")))
     assert turn.calls == [] and "corrupt_data" in turn.text and turn.text.endswith(KEPT_CORRUPT)
