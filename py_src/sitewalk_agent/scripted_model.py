@@ -554,7 +554,8 @@ def _show_draft(c: _Context, draft: dict[str, Any], created: bool = False) -> Tu
         draft["findings"] = [*draft.get("findings", []), position][:50]
     if blank:
         said = (f"There was no draft for {c.inspection_id} on this device, so I started a blank one for you to "
-                "fill in." if created else f"The draft for {c.inspection_id} on this device is still blank: fill it in.")
+                "fill in." if created else
+                f"The draft for {c.inspection_id} on this device is still blank: fill it in.")
         return Turn(said, "render_ui", blank_draft_screen(draft))
     if c.scenario == "patch-ui":
         return Turn(inline_text(f"Here is the screen for {c.inspection_id}.", patch_lines(inspection_screen(draft))))
