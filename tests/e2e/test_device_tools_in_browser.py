@@ -97,11 +97,13 @@ def test_start_without_a_draft_starts_a_blank_one_that_the_device_keeps(app):
     stored = json.loads(app.idb_get(f"sitewalk:draft:{inspection}"))  # the device holds it now
     assert stored["site"] == "" and stored["findings"] == [] and stored["updated_at"].endswith("Z")
 
-    app.open()  # a reload, then a second start: the read finds the blank draft, nothing is started again
-    app.start(inspection)
+    app.open()  # a reload (the app reopens the inspection), then a second start: the read finds the blank draft
+    app.wait_finished(inspection)
+    app.begin(inspection)
+    app.page.locator("#sw-transcript", has_text="is still blank: fill it in").wait_for()
+    app.page.locator("#sw-transcript", has_text="is on screen").wait_for()
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
     assert app.tool_call("start_blank_draft").count() == 0
-    assert "is still blank: fill it in" in app.page.locator("#sw-transcript").inner_text()
     assert _draft_keys(app, inspection) == [f"sitewalk:draft:{inspection}"]
     assert json.loads(app.idb_get(f"sitewalk:draft:{inspection}")) == stored
 
