@@ -124,14 +124,17 @@ def test_replay_through_the_blank_draft_keeps_one_draft(app):
 
 
 def test_a_corrupt_draft_is_not_replaced_by_a_blank_one(app):
+    import uuid
+
+    inspection = f"inspection-68-{uuid.uuid4().hex[:6]}"
     app.open()
-    app.seed_idb("sitewalk:draft:inspection-68", "{\"site\": \"Pier\", trunc")
-    app.start("inspection-68")
+    app.seed_idb(f"sitewalk:draft:{inspection}", "{\"site\": \"Pier\", trunc")
+    app.start(inspection)
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "failed"
     assert app.tool_call("start_blank_draft").count() == 0
     transcript = app.page.locator("#sw-transcript").inner_text()
     assert "corrupt_data" in transcript and "save a new draft under 'Draft on this device'" in transcript
-    assert app.idb_get("sitewalk:draft:inspection-68") == "{\"site\": \"Pier\", trunc"  # kept as it was
+    assert app.idb_get(f"sitewalk:draft:{inspection}") == "{\"site\": \"Pier\", trunc"  # kept as it was
 
 
 def test_invalid_draft_in_the_form_is_not_saved(app):
