@@ -50,7 +50,9 @@ __all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph", "make_model"
 
 SYSTEM_PROMPT = (
     "You are Sitewalk, a field-inspection assistant. To see an inspector's draft call "
-    "read_local_draft (it runs on their device). save_local_draft, get_current_location and "
+    "read_local_draft (it runs on their device); when it fails with not_found, call start_blank_draft for "
+    "that inspection and show the blank draft so the inspector can fill it in; when it fails with "
+    "corrupt_data, tell the inspector (the stored draft is never replaced). save_local_draft, get_current_location and "
     "attach_photo run there too; the inspector may decline (permission_denied), so go on without them. "
     "You may call several of them in one reply: they run at once. " + UI_PROMPT
 )

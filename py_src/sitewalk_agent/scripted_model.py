@@ -10,7 +10,10 @@ The script, decided from the last message of the conversation:
 (a) a human message naming an inspection -> a short text and a `read_local_draft` call
     (no inspection id -> a text asking for one);
 (b) a successful `read_local_draft` result -> a `render_ui` call with a card built from the draft;
-(c) a failed `read_local_draft` -> a text naming the error code and message;
+(c) a failed `read_local_draft` -> a text naming the error code and message, and its recovery: for
+    `not_found` a `start_blank_draft` call (the device starts a blank draft), whose draft is then shown
+    as in (b) on a screen with its empty fields to fill, with one sentence saying so; for `corrupt_data`
+    the stored draft is kept and the inspector is told how to replace it;
 (d) a `render_ui` result -> a closing text (or, if the spec was rejected, a text saying so).
 
 A human message may name a scenario with `script: NAME`, for demos and end-to-end tests:
@@ -157,7 +160,7 @@ def _content_text(message: BaseMessage) -> str:
 def _last_inspection_id(messages: Sequence[BaseMessage]) -> str | None:
     for message in reversed(messages):
         for call in getattr(message, "tool_calls", None) or []:
-            if call.get("name") == "read_local_draft":
+            if call.get("name") in ("read_local_draft", "start_blank_draft"):
                 value = (call.get("args") or {}).get("inspection_id")
                 if value:
                     return str(value)
@@ -235,6 +238,31 @@ def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
             },
         },
     }
+
+
+BLANK_NOTE = ("This draft is blank: fill in the site, the inspector and the findings under 'Draft on this "
+              "device', or tell me a finding (e.g. 'add finding: loose bolt on the east rail').")
+
+
+def blank_draft_screen(draft: dict[str, Any]) -> dict[str, Any]:
+    """The screen of a blank draft: the card with its empty fields (site, inspector) to fill, and a note
+    saying how. The card keeps its id and its findings list, so later edits of the card apply to it."""
+    card = card_spec(draft)["elements"]
+    card["card"]["children"] = ["risk", "inspector"]
+    elements = {
+        "screen": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "fill"]},
+        "card": card["card"],
+        "fill": {"type": "Text", "props": {"text": BLANK_NOTE}, "children": []},
+        "risk": card["risk"],
+        "inspector": {"type": "Field", "props": {"label": "Inspector", "value": str(draft.get("inspector", ""))},
+                      "children": []},
+    }
+    return {"root": "screen", "elements": elements}
+
+
+def is_blank(draft: dict[str, Any]) -> bool:
+    """Nothing filled in yet: no site, no inspector, no findings."""
+    return not (draft.get("site") or draft.get("inspector") or draft.get("findings"))
 
 
 def inspection_screen(draft: dict[str, Any]) -> dict[str, Any]:
@@ -508,16 +536,45 @@ def _after_device(tool: str) -> Any:
     return lambda c: c.read_draft(_device_summary(tool, c.outcome))
 
 
+KEPT_CORRUPT = ("Your stored draft is kept as it is: save a new draft under 'Draft on this device' to replace it, "
+                "then start the inspection again.")
+
+
 def _after_draft(c: _Context) -> Turn:
     if not c.outcome.get("ok"):
         error = c.outcome.get("error") or {}
-        return Turn(f"I could not read the draft for {c.inspection_id}: "
-                    f"{error.get('code', 'internal')} — {error.get('message', '')}")
-    draft = dict(c.outcome.get("result") or {})
+        code = error.get("code", "internal")
+        if code == "not_found":  # missing local data: the draft's recovery is a blank draft on the device
+            return Turn("", "start_blank_draft", {"inspection_id": c.inspection_id})  # said once it is shown
+        said = f"I could not read the draft for {c.inspection_id}: {code} — {error.get('message', '')}"
+        return Turn(f"{said} {KEPT_CORRUPT}" if code == "corrupt_data" else said)
+    return _show_draft(c, dict(c.outcome.get("result") or {}))
+
+
+def _after_blank_draft(c: _Context) -> Turn:
+    """The blank draft the device started (or the draft it held already) on its screen."""
+    if not c.outcome.get("ok"):
+        error = c.outcome.get("error") or {}
+        code = error.get("code", "internal")
+        said = f"I could not start a blank draft for {c.inspection_id}: {code} — {error.get('message', '')}"
+        return Turn(f"{said} {KEPT_CORRUPT}" if code == "corrupt_data" else said)
+    result = dict(c.outcome.get("result") or {})
+    return _show_draft(c, result, created=bool(result.get("created")))
+
+
+def _show_draft(c: _Context, draft: dict[str, Any], created: bool = False) -> Turn:
+    """The draft's screen: a blank draft's with its empty fields (said in one sentence), the card, or the
+    bigger screen of the scenarios that need one."""
     draft.setdefault("inspection_id", c.inspection_id)
+    blank = is_blank(draft)
     position = position_finding(c.messages)
     if position:  # the position this inspection got goes on its card, saying how it was found
         draft["findings"] = [*draft.get("findings", []), position][:50]
+    if blank:
+        said = (f"There was no draft for {c.inspection_id} on this device, so I started a blank one for you to "
+                "fill in." if created else
+                f"The draft for {c.inspection_id} on this device is still blank: fill it in.")
+        return Turn(said, "render_ui", blank_draft_screen(draft))
     if c.scenario == "patch-ui":
         return Turn(inline_text(f"Here is the screen for {c.inspection_id}.", patch_lines(inspection_screen(draft))))
     screen = inspection_screen(draft) if c.scenario in ("slow-ui", "confirm") else card_spec(draft)
@@ -586,6 +643,7 @@ _AFTER = {
     "get_current_location": _after_device("get_current_location"),
     "attach_photo": _after_device("attach_photo"),
     "read_local_draft": _after_draft,
+    "start_blank_draft": _after_blank_draft,
     "render_ui": _after_render,
     "walk_site": _after_walk,
     **{name: _field_summary for name in FIELD_ACTIONS},

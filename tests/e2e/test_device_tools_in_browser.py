@@ -45,6 +45,98 @@ def test_corrupt_indexeddb_record_is_corrupt_data_naming_the_key(app):
     assert app.watch.console_errors == []  # a typed error, not an exception in the console
 
 
+BLANK_SAID = "so I started a blank one for you to fill in"
+CARD = "#sw-screen [data-sw-id='card']"
+
+
+def _draft_keys(app, inspection_id: str) -> list:
+    """The IndexedDB keys of this inspection's draft (a second draft would be a second key)."""
+    keys = app.page.evaluate(_IDB_KEYS)
+    return [k for k in keys if k.startswith("sitewalk:draft:") and k.endswith(inspection_id)]
+
+
+_IDB_KEYS = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open('sitewalk', 1);
+  open.onerror = () => reject(new Error(String(open.error)));
+  open.onsuccess = () => {
+    const req = open.result.transaction('drafts', 'readonly').objectStore('drafts').getAllKeys();
+    req.onsuccess = () => { open.result.close(); resolve(req.result); };
+  };
+})"""
+
+
+def _replay_from_the_start(app):
+    """Replay the inspection from the inspector's first message (the timeline's restore preview, confirmed)."""
+    page = app.page
+    yours = page.locator("#sw-timeline li[data-kind='you']")
+    while yours.count() == 0 and page.locator("#sw-timeline-older").is_visible():  # older than a page: page back
+        count = page.locator("#sw-timeline li").count()
+        page.click("#sw-timeline-older")
+        page.locator("#sw-timeline li").nth(count).wait_for()
+    yours.last.locator("[data-sw-travel='replay']").click()
+    page.wait_for_selector(".sw-restore-preview")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']")
+
+
+def test_start_without_a_draft_starts_a_blank_one_that_the_device_keeps(app):
+    import uuid
+
+    inspection = f"inspection-66-{uuid.uuid4().hex[:6]}"
+    app.open()
+    app.start(inspection)  # nothing saved for it on this device
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "failed"
+    assert "start_blank_draft" in app.tool_call("read_local_draft").inner_text()  # the error names its recovery
+    assert app.tool_call("start_blank_draft").get_attribute("data-state") == "succeeded"
+    card = app.page.locator(CARD)
+    assert card.locator(".sw-card-site").inner_text().strip() == "Site"  # an empty field to fill
+    assert app.page.locator("#sw-screen [data-sw-id='inspector'] .sw-field-value").inner_text() == ""
+    assert "fill in the site, the inspector and the findings" in app.page.locator("#sw-screen").inner_text()
+    transcript = app.page.locator("#sw-transcript").inner_text()
+    assert BLANK_SAID in transcript and "not_found" not in transcript
+    stored = json.loads(app.idb_get(f"sitewalk:draft:{inspection}"))  # the device holds it now
+    assert stored["site"] == "" and stored["findings"] == [] and stored["updated_at"].endswith("Z")
+
+    app.open()  # a reload (the app reopens the inspection), then a second start: the read finds the blank draft
+    app.wait_finished(inspection)
+    app.begin(inspection)
+    app.page.locator("#sw-transcript", has_text="is still blank: fill it in").wait_for()
+    app.page.locator("#sw-transcript", has_text="is on screen").wait_for()
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
+    assert app.tool_call("start_blank_draft").count() == 0
+    assert _draft_keys(app, inspection) == [f"sitewalk:draft:{inspection}"]
+    assert json.loads(app.idb_get(f"sitewalk:draft:{inspection}")) == stored
+
+
+def test_replay_through_the_blank_draft_keeps_one_draft(app):
+    import uuid
+
+    inspection = f"inspection-67-{uuid.uuid4().hex[:6]}"
+    app.open()
+    app.start(inspection)
+    app.page.locator(CARD).wait_for()
+    stored = app.idb_get(f"sitewalk:draft:{inspection}")
+    _replay_from_the_start(app)  # the agent asks again: the device answers the draft it now holds
+    app.page.locator("#sw-transcript", has_text="is still blank: fill it in").wait_for()
+    app.page.locator(CARD).wait_for()
+    assert _draft_keys(app, inspection) == [f"sitewalk:draft:{inspection}"]
+    assert app.idb_get(f"sitewalk:draft:{inspection}") == stored  # not written again
+
+
+def test_a_corrupt_draft_is_not_replaced_by_a_blank_one(app):
+    import uuid
+
+    inspection = f"inspection-68-{uuid.uuid4().hex[:6]}"
+    app.open()
+    app.seed_idb(f"sitewalk:draft:{inspection}", "{\"site\": \"Pier\", trunc")
+    app.start(inspection)
+    assert app.tool_call("read_local_draft").get_attribute("data-state") == "failed"
+    assert app.tool_call("start_blank_draft").count() == 0
+    transcript = app.page.locator("#sw-transcript").inner_text()
+    assert "corrupt_data" in transcript and "save a new draft under 'Draft on this device'" in transcript
+    assert app.idb_get(f"sitewalk:draft:{inspection}") == "{\"site\": \"Pier\", trunc"  # kept as it was
+
+
 def test_invalid_draft_in_the_form_is_not_saved(app):
     app.open()
     app.page.fill("#sw-inspection-id", "inspection-64")

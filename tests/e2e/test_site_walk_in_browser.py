@@ -176,3 +176,32 @@ def test_an_answer_changed_at_its_step_is_not_asked_again_and_a_bad_value_keeps_
     _shown(app, "Corroded bolts: 5")
     _nested_step(page, "— 5 (changed)")
     assert page.locator(QUESTION).count() == 0  # changed, not asked
+
+
+def test_the_first_minute_without_a_draft_blank_draft_then_the_walk_then_done(app):
+    """Start `script: site-walk` with nothing saved: the device starts a blank draft, its screen comes with
+    empty fields, the walk's questions follow and their answers fill the card. Phone screenshots of each step."""
+    inspection = f"inspection-92-{uuid.uuid4().hex[:6]}"
+    app.open()
+    page = app.page
+    page.fill("#sw-inspection-id", inspection)
+    app.screenshot("1-start-without-draft")
+    _keep_statuses(page)
+    app.begin(inspection, note="script: site-walk")
+    first = page.locator(f"{QUESTION}[data-question-id='handrail_secure']")
+    first.wait_for()
+    card = page.locator(CARD)
+    assert card.locator(".sw-card-site").inner_text().strip() == "Site"  # blank: fields to fill
+    assert page.locator("#sw-screen [data-sw-id='inspector'] .sw-field-value").inner_text() == ""
+    assert "so I started a blank one for you to fill in" in page.locator("#sw-transcript").inner_text()
+    assert json.loads(app.idb_get(f"sitewalk:draft:{inspection}"))["site"] == ""  # the device holds it
+    app.screenshot("2-blank-draft-screen")
+    first.locator("[data-question-answer='yes']").click()
+    second = page.locator(f"{QUESTION}[data-question-id='corroded_bolts']")
+    second.locator("input").fill("2")
+    app.screenshot("3-answer")
+    second.locator("[data-question-answer='number']").click()
+    _shown(app, "Corroded bolts: 2")
+    app.wait_finished(inspection)
+    assert "Handrail secure: yes" in card.inner_text()
+    app.screenshot("4-done")

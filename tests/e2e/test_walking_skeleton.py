@@ -41,16 +41,6 @@ def test_checkpoint_list_shows_the_runs_checkpoints(app):
     assert app.page.locator("#sw-timeline time").first.get_attribute("datetime")
 
 
-def test_missing_draft_ends_in_not_found_that_the_agent_reports(app):
-    app.open()
-    app.start("inspection-404")
-    call = app.tool_call("read_local_draft")
-    assert call.get_attribute("data-state") == "failed"
-    assert "not_found" in call.inner_text()
-    assert "not_found" in app.page.locator("#sw-transcript").inner_text()
-    assert app.page.locator("#sw-screen [data-sw-id]").count() == 0
-
-
 def test_corrupt_draft_is_a_typed_error_not_a_console_exception(app):
     app.open()
     app.seed("sitewalk:draft:inspection-13", "{\"site\": \"Pier\", trunc")

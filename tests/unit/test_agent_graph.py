@@ -118,11 +118,11 @@ def test_script_failure_and_closing_and_no_id():
         AIMessage("", tool_calls=[READ_CALL]),
     ]
     failed = ToolMessage(
-        json.dumps(error_result("read_local_draft", "call_a", "not_found", "no draft on this device")),
+        json.dumps(error_result("read_local_draft", "call_a", "corrupt_data", "the stored draft is not JSON")),
         tool_call_id="call_a", name="read_local_draft", status="error",
     )
     turn = plan_turn([*base, failed])
-    assert turn.tool is None and "not_found" in turn.text and "no draft on this device" in turn.text
+    assert turn.tool is None and "corrupt_data" in turn.text and "the stored draft is not JSON" in turn.text
     done = plan_turn([*base, ToolMessage('{"ok":true,"revision":1}', tool_call_id="call_b", name="render_ui")])
     assert done.tool is None and done.text == "The card for inspection-42 is on screen."
     ask = plan_turn([HumanMessage("hi")])
@@ -166,7 +166,7 @@ def test_graph_happy_path_keyed_resume():
     [
         (lambda cid: {cid: {"error": "boom"}}, "internal"),
         (lambda cid: {"error": "boom"}, "internal"),  # bare value, not keyed
-        (lambda cid: {cid: error_result("read_local_draft", cid, "not_found", "no draft")}, "not_found"),
+        (lambda cid: {cid: error_result("read_local_draft", cid, "corrupt_data", "unreadable")}, "corrupt_data"),
         (lambda cid: {cid: ok_result("read_local_draft", cid, {"site": 5})}, "serialization_failed"),
         (lambda cid: {cid: ok_result("read_local_draft", "call_other", DRAFT)}, "serialization_failed"),
         (lambda cid: {cid: "not an object"}, "serialization_failed"),

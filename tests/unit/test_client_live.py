@@ -192,10 +192,10 @@ def test_headless_tool_render_history_and_fork(agent_server):
 
 
 FAILURES = {
-    "typed-not-found": (
-        lambda cid: {cid: error_result("read_local_draft", cid, "not_found",
-                                       "no draft for inspection-42 on this device")},
-        ["not_found", "no draft for inspection-42 on this device"],
+    "typed-corrupt": (  # (not_found is recovered: the agent starts a blank draft, see test_blank_draft.py)
+        lambda cid: {cid: error_result("read_local_draft", cid, "corrupt_data",
+                                       "the stored draft sitewalk:draft:inspection-42 is not valid JSON")},
+        ["corrupt_data", "the stored draft sitewalk:draft:inspection-42 is not valid JSON"],
     ),
     "sdk-error": (lambda cid: {cid: {"error": "boom"}}, ["internal", "boom"]),  # the official SDK's failure shape
     "bare-error": (lambda cid: {"error": "boom"}, ["internal", "boom"]),  # not keyed by tool call id

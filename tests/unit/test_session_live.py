@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft, start_blank_draft
 from sitewalk.session import Hooks, InspectionSession
 
 
@@ -91,11 +91,32 @@ def test_session_answers_the_tool_and_shows_the_card_once(agent_server):
     assert list(session.outcomes.values())[0]["ok"] is True
 
 
-def test_session_missing_draft_is_reported_by_the_agent(agent_server):
-    session, view = run_session(agent_server, {}, "inspection-404")
+def test_session_without_a_draft_starts_a_blank_one_on_the_device_and_shows_it(agent_server):
+    drafts = MemoryStore()
+
+    async def go():
+        registry = HeadlessToolRegistry()
+        registry.register("read_local_draft", read_local_draft(drafts))
+        registry.register("start_blank_draft", start_blank_draft(drafts))
+        view = RecordingView()
+        async with AgentServerClient(agent_server) as client:
+            await InspectionSession(client, registry, view).start("inspection-404")
+        return view
+
+    view = asyncio.run(go())
     assert view.states("read_local_draft")[-1] == "failed"
-    assert any("not_found" in t for t in view.texts.values())
+    assert view.states("start_blank_draft")[-1] == "succeeded"
+    assert view.screens and view.screens[-1]["elements"]["card"]["props"]["site"] == ""
+    assert any("so I started a blank one for you to fill in" in t for t in view.texts.values())
+    assert json.loads(drafts.data[draft_key("inspection-404")])["site"] == ""  # the device holds it now
+
+
+def test_session_whose_device_cannot_start_a_blank_draft_hears_why(agent_server):
+    session, view = run_session(agent_server, {}, "inspection-405")  # start_blank_draft not implemented
+    assert view.states("read_local_draft")[-1] == "failed" and view.states("start_blank_draft")[-1] == "failed"
+    assert any("could not start a blank draft" in t and "not_implemented" in t for t in view.texts.values())
     assert view.screens == []
+
 
 
 def test_session_shows_a_streamed_screen_step_by_step_then_acts_through_the_agent(agent_server):

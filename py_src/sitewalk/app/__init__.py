@@ -14,7 +14,13 @@ from ..agentserver.errors import AgentServerError, Forbidden, NotFound, Unauthor
 from ..agentserver.stall import STALL_SECONDS
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..bridge.values import or_none
-from ..headless import HeadlessToolRegistry, headless_tool_call, read_local_draft, save_local_draft
+from ..headless import (
+    HeadlessToolRegistry,
+    headless_tool_call,
+    read_local_draft,
+    save_local_draft,
+    start_blank_draft,
+)
 from ..headless.location import get_current_location
 from ..headless.manual_position import ManualPosition
 from ..headless.permissions import DevicePermissions
@@ -117,6 +123,7 @@ def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
+    registry.register("start_blank_draft", start_blank_draft(drafts, legacy=storage.LocalStorageStore()))
     _register_device_tools(registry, RequestDialog())
     registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one: typed or refused
     return registry

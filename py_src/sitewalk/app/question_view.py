@@ -27,7 +27,7 @@ class QuestionCardsView:
         self.on_answer = on_answer
         self.pending: list[dict[str, Any]] = []
         self.refusals: dict[str, tuple[str, str]] = {}  # interrupt id -> (code, message), until drawn anew
-        self._region = CardRegion(CONTAINER, "sw-questions", self._on_click)
+        self._region = CardRegion(CONTAINER, "sw-questions", self._on_click, "Questions from the agent")
 
     def questions(self, pending: list[dict[str, Any]]) -> None:
         before = {q["interrupt_id"] for q in self.pending}

@@ -1,4 +1,4 @@
-"""A card region of the page: a `<section role="region">` placed after the tool calls, created once.
+"""A card region of the page: a named `<section>` (a region by itself) placed after the tool calls, created once.
 
 The question and review cards each live in one such region, with one delegated click listener for
 every card's buttons (the cards inside are redrawn; the region and its listener stay).
@@ -17,17 +17,19 @@ AFTER = "sw-tool-calls"  # the regions follow the tool calls
 
 
 class CardRegion:
-    def __init__(self, element_id: str, css_class: str, on_click: Callable[[Any], Any]) -> None:
+    def __init__(self, element_id: str, css_class: str, on_click: Callable[[Any], Any], label: str) -> None:
         self.element_id = element_id
         self.css_class = css_class
+        self.label = label
         self.on_click = on_click
         self._listener: Any = None
 
     def node(self) -> Any:
         """The region's element, inserted after the tool calls if missing; its listener attached once."""
         calls = dom.element(AFTER)
-        node = dom.ensure_element(self.element_id, "section", self.css_class, "region", calls.parentNode,
-                                  calls.nextSibling)
+        # no explicit role="region" on a section (axe: aria-allowed-role): its name makes it one
+        node = dom.ensure_element(self.element_id, "section", self.css_class, "", calls.parentNode,
+                                  calls.nextSibling, label=self.label)
         if self._listener is None:
             self._listener = tasks.handler(self.on_click)
             node.addEventListener("click", self._listener)

@@ -66,6 +66,7 @@ class DomView:
     def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
         """Only the new text goes into the call's argument node (a snapshot replaces it)."""
         args = self._part(self._child("sw-tool-calls", "li", "data-call-id", call_id), "code", "sw-tool-args")
+        args.tabIndex = 0  # it scrolls when long: a keyboard must reach it (axe: scrollable-region-focusable)
         if replace:
             args.textContent = text
         elif text:

@@ -64,14 +64,19 @@ def append_to_body(node: Any) -> None:
     js.document.body.appendChild(node)
 
 
-def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent: Any, before: Any) -> Any:
-    """The element with this id, created once (inserted into `parent` before `before`) if missing."""
+def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent: Any, before: Any,
+                   label: str = "") -> Any:
+    """The element with this id, created once (inserted into `parent` before `before`) if missing. An empty
+    `role` leaves the tag's own; a `label` is its accessible name (a named section is a region by itself)."""
     node = element(element_id)
     if node is None:
         node = create(tag)
         node.id = element_id
         node.className = class_name
-        node.setAttribute("role", role)
+        if role:
+            node.setAttribute("role", role)
+        if label:
+            node.setAttribute("aria-label", label)
         parent.insertBefore(node, before)
     return node
 

@@ -144,6 +144,33 @@ SAVE_LOCAL_DRAFT = ToolContract(
 )
 
 
+class StartBlankDraftArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    inspection_id: str = INSPECTION_ID
+
+
+class StartBlankDraftResult(ReadLocalDraftResult):
+    """The draft the device now holds for the inspection: the blank one just started, or the one it had."""
+
+    created: bool = Field(description="True when this call wrote the blank draft; false when the device already "
+                                      "held a draft for the inspection (returned as it is, nothing written).")
+
+
+START_BLANK_DRAFT = ToolContract(
+    name="start_blank_draft",
+    description=(
+        "Start a blank draft (no site, inspector or findings yet, risk low) for an inspection on the device, "
+        "after read_local_draft failed with not_found; show it so the inspector can fill its fields. Runs in "
+        "the inspector's browser. Create-if-absent: when the device already holds a draft for the inspection "
+        "it is returned unchanged (created false) and nothing is written, so calling it again is safe. Fails "
+        "with corrupt_data when the stored draft is unreadable (it is never replaced: tell the inspector) and "
+        "unavailable when the device cannot store it."
+    ),
+    args=StartBlankDraftArgs,
+    result=StartBlankDraftResult,
+)
+
+
 class GetCurrentLocationArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     purpose: str = Field(
@@ -228,5 +255,6 @@ MEASURE_NOISE_LEVEL = ToolContract(
 )
 
 TOOL_CONTRACTS: dict[str, ToolContract] = {
-    c.name: c for c in (READ_LOCAL_DRAFT, SAVE_LOCAL_DRAFT, GET_CURRENT_LOCATION, ATTACH_PHOTO, MEASURE_NOISE_LEVEL)
+    c.name: c for c in (READ_LOCAL_DRAFT, SAVE_LOCAL_DRAFT, START_BLANK_DRAFT, GET_CURRENT_LOCATION, ATTACH_PHOTO,
+                        MEASURE_NOISE_LEVEL)
 }

@@ -8,8 +8,9 @@ from .local_draft import (
                           draft_key,
                           read_local_draft,
                           save_local_draft,
+                          start_blank_draft,
 )
 from .registry import HeadlessToolRegistry, ToolFailed, headless_tool_call
 
 __all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "MemoryStore", "StorageError", "ToolFailed",
-           "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft"]
+           "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft", "start_blank_draft"]

@@ -10,6 +10,11 @@ Saving is idempotent: each save carries a key, `draft-save:{inspection_id}:{sha2
 again the draft the device holds already (a replayed or re-delivered call) writes nothing and answers
 the original save (same `updated_at`). A different draft writes, so an inspector who goes back to an
 earlier text still can.
+
+`start_blank_draft` is the recovery of a `not_found` read: create-if-absent. It writes a blank draft only
+when the device holds none for the inspection, and otherwise answers the draft it holds (`created`
+false), so a replayed or forked call never writes a second one nor overwrites what the inspector typed
+since. An unreadable stored draft stays a `corrupt_data` failure: it is never replaced silently.
 """
 
 from __future__ import annotations
@@ -28,13 +33,15 @@ from ..contracts.tools import (
     ReadLocalDraftResult,
     SaveLocalDraftArgs,
     SaveLocalDraftResult,
+    StartBlankDraftArgs,
+    StartBlankDraftResult,
     on_device,
 )
 from ..device_storage import KeyValueStore
 from .registry import ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
-           "save_key", "save_local_draft", "save_record_key"]
+           "save_key", "save_local_draft", "save_record_key", "start_blank_draft"]
 
 
 class StorageError(OSError):
@@ -86,6 +93,11 @@ async def _saved_already(store: AsyncKeyValueStore, args: SaveLocalDraftArgs, ke
     return None
 
 
+START_BLANK = "start_blank_draft"  # the recovery of a missing draft (named in the not_found error)
+SAVE_AGAIN = "save_local_draft"  # the recovery of an unreadable one: the inspector saves a new draft
+KEPT = "It is kept as it is: the inspector may save a new draft on this device to replace it."
+
+
 def _utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -110,22 +122,23 @@ def read_local_draft(store: AsyncKeyValueStore, legacy: KeyValueStore | None = N
         key = draft_key(args.inspection_id)
         text = await _load(store, key, legacy)
         if text is None:
-            raise ToolFailed(ErrorCode.not_found, f"no draft for {args.inspection_id} on this device", key=key)
+            raise ToolFailed(ErrorCode.not_found, f"no draft for {args.inspection_id} on this device: start a "
+                             f"blank one with {START_BLANK}", key=key, recovery=START_BLANK)
         try:
             data: Any = json.loads(text)
         except (TypeError, ValueError) as exc:
-            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} is not valid JSON: {exc}",
-                             key=key) from None
+            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} is not valid JSON: {exc}. {KEPT}",
+                             key=key, recovery=SAVE_AGAIN) from None
         if isinstance(data, dict):
             data.setdefault("inspection_id", args.inspection_id)
             if data["inspection_id"] != args.inspection_id:
-                raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} belongs to another inspection",
-                                 key=key)
+                raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} belongs to another inspection. "
+                                 f"{KEPT}", key=key, recovery=SAVE_AGAIN)
         try:
             return ReadLocalDraftResult.model_validate(data)
         except ValidationError as exc:
-            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} does not match the draft model",
-                             key=key, errors=exc.error_count()) from None
+            raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} does not match the draft model. {KEPT}",
+                             key=key, errors=exc.error_count(), recovery=SAVE_AGAIN) from None
 
     return implementation
 
@@ -149,5 +162,28 @@ def save_local_draft(store: AsyncKeyValueStore, clock: Callable[[], str] = _utc_
         except StorageError as exc:
             raise ToolFailed(ErrorCode.unavailable, f"the draft could not be saved: {exc}", key=key) from None
         return result
+
+    return implementation
+
+
+def start_blank_draft(store: AsyncKeyValueStore, legacy: KeyValueStore | None = None,
+                      clock: Callable[[], str] = _utc_now):
+    """Build the implementation that starts a blank draft unless the device holds one (create-if-absent)."""
+    read = read_local_draft(store, legacy)
+
+    async def implementation(args: StartBlankDraftArgs) -> StartBlankDraftResult:
+        try:  # a draft held already (or an old one in localStorage) is the answer; a corrupt one stays a failure
+            held = await read(ReadLocalDraftArgs(inspection_id=args.inspection_id))
+            return StartBlankDraftResult(**on_device(held), created=False)
+        except ToolFailed as exc:
+            if exc.code != ErrorCode.not_found:
+                raise
+        blank = ReadLocalDraftResult(inspection_id=args.inspection_id, site="", updated_at=clock())
+        key = draft_key(args.inspection_id)
+        try:
+            await store.set(key, json.dumps(on_device(blank)))
+        except StorageError as exc:
+            raise ToolFailed(ErrorCode.unavailable, f"the blank draft could not be stored: {exc}", key=key) from None
+        return StartBlankDraftResult(**on_device(blank), created=True)
 
     return implementation

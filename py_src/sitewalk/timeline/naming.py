@@ -16,16 +16,19 @@ __all__ = ["StepName", "name_step"]
 
 # What a tool's work is called in a title ("Read your draft", "Waiting for your device: your draft").
 _TOOL_OBJECT = {
-    "read_local_draft": "your draft", "save_local_draft": "your draft", "get_current_location": "your location",
-    "attach_photo": "a photo", "render_ui": "a screen", "create_work_order": "a work order",
+    "read_local_draft": "your draft", "save_local_draft": "your draft", "start_blank_draft": "a blank draft",
+    "get_current_location": "your location", "attach_photo": "a photo", "render_ui": "a screen",
+    "create_work_order": "a work order",
 }
 _TOOL_DONE = {
     "read_local_draft": "Read your draft", "save_local_draft": "Saved your draft",
+    "start_blank_draft": "Started a blank draft",
     "get_current_location": "Asked for your location", "attach_photo": "Asked for a photo",
     "walk_site": "Walked the site with you",
 }
 _TOOL_PLAN = {
-    "read_local_draft": "ask for your draft", "get_current_location": "ask for your location",
+    "read_local_draft": "ask for your draft", "start_blank_draft": "start a blank draft",
+    "get_current_location": "ask for your location",
     "attach_photo": "ask for a photo", "render_ui": "show a screen", "create_work_order": "raise a work order",
     "walk_site": "walk the site with you",
 }
