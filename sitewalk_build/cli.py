@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     pe.add_argument("--runs", type=int, default=3, help="runs per profile")
     pe.add_argument("--profile", choices=[*PROFILES, "all"], default="all",
                     help="desktop (as is), phone (4x CPU, 1.6 Mbit/s, 150 ms RTT) or both")
-    pe.add_argument("--json", default=None, help="also write the figures to this file")
+    pe.add_argument("--json", default=None, help="write the figures to this file (default .bench/boot.json)")
     for sp in (pb, ps, pe):
         sp.add_argument("--dist", default=str(DIST), help=argparse.SUPPRESS)
     return p

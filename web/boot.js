@@ -220,6 +220,32 @@ async function whyNotLoaded(missing) {
   }
 }
 
+// The rest of the stdlib (bundle.stdlibRest): the boot archive holds what the app imports; a module
+// outside it is fetched the first time an import needs it, by a finder the boot archive carries
+// (sitewalk_build/lazy_stdlib.py). An import cannot await, so the finder fetches synchronously; the
+// finder checks the sha256 of the bytes.
+function fetchBytesSync(url) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", new URL(url, SITE).href, false);
+  xhr.overrideMimeType("text/plain; charset=x-user-defined"); // bytes as chars 0-255 (synchronous: no arraybuffer)
+  xhr.send(null);
+  if (xhr.status !== 200) throw new Error(`${url}: HTTP ${xhr.status}`);
+  const text = xhr.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+}
+
+function installRestOfStdlib(pyodide, rest) {
+  if (!rest) return;
+  const finder = pyodide.pyimport(rest.finder);
+  try {
+    finder.install(rest.file, rest.sha256, rest.path, rest.modules, fetchBytesSync).destroy();
+  } finally {
+    finder.destroy();
+  }
+}
+
 function loadError(what, detail) {
   const err = new Error(`Could not load ${what}.`);
   err.stack = detail;
@@ -243,6 +269,7 @@ async function start() {
   });
   boot.pyodideReady = performance.now();
   window.__sitewalkPyodide = pyodide;
+  installRestOfStdlib(pyodide, bundle.stdlibRest);
 
   const names = bundle.wheels;
   const total = names.length + archive.packages.length;
