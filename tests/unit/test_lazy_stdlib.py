@@ -34,7 +34,7 @@ def finder(tmp_path):
 
     found = RestOfStdlib("rest.zip", hashlib.sha256(data).hexdigest(), str(tmp_path / "rest.zip"),
                          ["lazy_top", "lazy_pkg", "lazy_pkg.inner"], fetch)
-    found.calls = calls  # type: ignore[attr-defined]
+    found.calls = calls
     sys.meta_path.append(found)
     yield found
     sys.meta_path.remove(found)
