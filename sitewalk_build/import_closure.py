@@ -5,7 +5,9 @@ calls ``run(job_path)``. The job names archives on sys.path (the host is mounted
 to unpack, and root packages: the app, its dependencies, and Pyodide's own Python side (which the
 boot calls into: loading packages, the event loop). Every module of every root is imported; every
 ``import`` statement in their sources (also inside functions, which run only later) is imported
-too. The stdlib modules then in ``sys.modules`` are the boot archive; the rest is fetched on demand.
+too, and so is every codec their sources name (``.decode("unicode-escape")``, ``encoding="latin-1"``):
+the codec registry imports ``encodings.<name>`` only when the codec is first used. The stdlib modules
+then in ``sys.modules`` are the boot archive; the rest is fetched on demand.
 A module that fails to import here (it needs a page, a missing optional dependency) is skipped:
 what it imported before failing is counted, and the AST pass reaches what came after.
 It imports nothing of the build tooling.
@@ -14,6 +16,7 @@ It imports nothing of the build tooling.
 from __future__ import annotations
 
 import ast
+import codecs
 import importlib
 import json
 import os
@@ -42,15 +45,43 @@ def _modules_of(root: str) -> list[str]:
     return names
 
 
-def _imported_names(name: str) -> set[str]:
-    """Absolute module names the source of module ``name`` imports anywhere (functions included)."""
+CODEC_CALLS = {"encode", "decode", "lookup", "getencoder", "getdecoder", "getincrementalencoder",
+               "getincrementaldecoder", "getreader", "getwriter", "iterencode", "iterdecode"}
+
+
+def _tree(name: str) -> ast.AST | None:
     module = sys.modules.get(name)
     loader = getattr(getattr(module, "__spec__", None), "loader", None)
     try:
         source = loader.get_source(name) if loader is not None else None
-        tree = ast.parse(source or "")
+        return ast.parse(source or "")
     except Exception:
-        return set()
+        return None
+
+
+def _codecs_named(tree: ast.AST) -> set[str]:
+    """String constants a source passes as a codec: ``x.decode("name")``, ``encoding="name"``."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        args = node.args[:1] if called in CODEC_CALLS else []
+        args += [k.value for k in node.keywords if k.arg == "encoding"]
+        found.update(a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    return found
+
+
+def _lookup(codec: str) -> None:
+    try:
+        codecs.lookup(codec)
+    except Exception:
+        pass  # not a codec after all (str.encode's first argument always is one; lookup's may not be)
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """Absolute module names a source imports anywhere (functions included)."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -80,8 +111,13 @@ def run(job_path: str) -> None:
     for name in modules:
         _try_import(name)
     for name in modules:
-        for imported in sorted(_imported_names(name)):
+        tree = _tree(name)
+        if tree is None:
+            continue
+        for imported in sorted(_imported_names(tree)):
             _try_import(imported)
+        for codec in sorted(_codecs_named(tree)):
+            _lookup(codec)
     entries = sorted({e for m in list(sys.modules.values()) if (e := _stdlib_entry(m))})
     with open(job_path + ".out", "w") as fh:
         json.dump({"entries": entries}, fh)

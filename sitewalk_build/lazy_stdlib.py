@@ -31,11 +31,13 @@ class RestOfStdlib:
         self.modules = frozenset(modules)
         self.fetch = fetch
         self.fetched = False
+        self.imported: list[str] = []  # the modules it found, in order (what the build missed)
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
         if fullname not in self.modules:
             return None
         self._ensure_archive()
+        self.imported.append(fullname)
         parent = fullname.rpartition(".")[0]
         # zipimport finds a submodule through an importer rooted at its parent's folder in the archive
         where = self.path + ("/" + parent.replace(".", "/") + "/" if parent else "")
