@@ -66,3 +66,18 @@ def test_a_module_left_out_of_the_boot_is_fetched_when_imported(app):
     missing = page.evaluate("window.__sitewalkPyodide.runPython("
                             "'try:\\n import no_such_module_anywhere\\nexcept ImportError as e:\\n r = str(e)\\nr')")
     assert "no_such_module_anywhere" in missing
+
+
+def test_the_rest_of_the_stdlib_is_kept_by_the_service_worker_once_fetched(app):
+    page = app.open_under_service_worker().page
+    app.watch.expect_stdlib_rest()
+    page.evaluate("window.__sitewalkPyodide.runPython('import doctest')")  # fetched through the worker, kept
+    page.context.set_offline(True)
+    app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
+    try:
+        page.reload()
+        poll(page, "!!(window.__sitewalkBoot && window.__sitewalkBoot.packagesLoaded > 0)")
+        origin = page.evaluate("window.__sitewalkPyodide.runPython('import doctest; doctest.__spec__.origin')")
+    finally:
+        page.context.set_offline(False)
+    assert "-rest.zip/doctest.py" in origin, origin
