@@ -46,6 +46,9 @@ class RestOfStdlib:
     def _ensure_archive(self) -> None:
         if self.fetched:
             return
+        if self._kept():
+            self.fetched = True
+            return
         raw = self.fetch(self.url)
         data = raw.to_bytes() if hasattr(raw, "to_bytes") else bytes(raw)
         digest = hashlib.sha256(data).hexdigest()
@@ -54,6 +57,15 @@ class RestOfStdlib:
         with open(self.path, "wb") as fh:
             fh.write(data)
         self.fetched = True
+
+
+    def _kept(self) -> bool:
+        """Whether boot.js already wrote the archive (kept from an earlier visit) with the right bytes."""
+        try:
+            with open(self.path, "rb") as fh:
+                return hashlib.sha256(fh.read()).hexdigest() == self.sha256
+        except OSError:
+            return False
 
 
 def install(url: str, sha256: str, path: str, modules: Any, fetch: Callable[[str], Any]) -> RestOfStdlib:

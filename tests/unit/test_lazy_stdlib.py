@@ -61,3 +61,17 @@ def test_bytes_that_do_not_match_the_hash_are_refused(finder):
     with pytest.raises(ImportError, match="integrity check failed"):
         import lazy_top  # noqa: F401
     assert not Path(finder.path).exists()
+
+
+def test_an_archive_already_written_with_the_right_bytes_is_used_without_a_fetch(finder):
+    Path(finder.path).write_bytes(_archive())  # what boot.js writes when the archive was kept
+    import lazy_top
+
+    assert lazy_top.VALUE == "top" and finder.calls == []
+
+
+def test_an_archive_already_written_with_other_bytes_is_fetched_again(finder):
+    Path(finder.path).write_bytes(b"stale")
+    import lazy_top
+
+    assert lazy_top.VALUE == "top" and finder.calls == ["rest.zip"]
