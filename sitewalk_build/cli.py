@@ -9,7 +9,8 @@ from pathlib import Path
 from sitewalk_build.assemble import build
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
-from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
+from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST
+from sitewalk_build.precompress import precompress
 from sitewalk_build.serve import cmd_serve
 from sitewalk_build.stale import is_stale
 
@@ -54,6 +55,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         config_file = dist / "config.json"
         config = json.loads(config_file.read_text())
         config_file.write_text(json.dumps({**config, "assistantId": args.assistant}, indent=1) + "\n")
+        for sibling in dist.glob("config.json.*"):  # precompressed forms of the old file: made anew
+            sibling.unlink()
+        precompress(dist, ["config.json"], CACHE)
     return 0
 
 
