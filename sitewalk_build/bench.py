@@ -205,7 +205,8 @@ def file_sizes(dist: Path, transferred: dict[str, int], site_url: str) -> dict[s
 def _file_lines(files: dict[str, dict[str, int]]) -> list[str]:
     lines = [f"  {'file (first visit)':52} {'raw':>10} {'br':>10} {'gz':>10} {'wire':>10}"]
     for rel, f in files.items():
-        lines.append(f"  {rel[-52:]:52} {f['raw']:10d} {f['br'] or '-':>10} {f['gz'] or '-':>10} {f['wire']:10d}")
+        name = rel if len(rel) <= 52 else "..." + rel[-49:]
+        lines.append(f"  {name:52} {f['raw']:10d} {f['br'] or '-':>10} {f['gz'] or '-':>10} {f['wire']:10d}")
     return lines
 
 
