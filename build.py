@@ -10,8 +10,10 @@ into one archive Python imports from in place (``wheels/site-packages.zip``,
 their dist-info in ``wheels/site-packages-metadata.zip``), fetched by boot.js
 with subresource integrity; the wheels with native code and the project's own
 ``sitewalk`` wheel, with a lock file for them (installed by loadPackage); the
-files of ``web/``, a service worker with its precache manifest and
-``config.json``. Everything pinned lives in ``[tool.sitewalk.bundle]`` of
+files of ``web/`` (but web/bench, the benchmark's pages), a service worker with its precache
+manifest and ``config.json``. The stdlib ships as what the app imports plus the rest, fetched on
+demand; every archive is stored and every file gets precompressed ``.br``/``.gz`` siblings
+(docs/static-hosting.md). Everything pinned lives in ``[tool.sitewalk.bundle]`` of
 ``pyproject.toml`` and every downloaded file is verified against its hash.
 Downloads are cached in ``.cache/`` so a second build needs no network.
 

@@ -10,6 +10,9 @@ done here, one concern a module:
     fetch          the pinned Pyodide core and wheels, downloaded into .cache/ and verified
     wheels         the app's own wheel, and the pure wheels merged into one archive
     precompile     bytecode compiled with Pyodide under node (pyc_compiler.py, pyc_driver.mjs)
+    stdlib_split   the stdlib cut into what the app imports (import_closure.py, run under Pyodide) and
+                   the rest, fetched on demand by the finder of lazy_stdlib.py
+    precompress    .br/.gz siblings of the site's files, where smaller
     policy         the Content-Security-Policy and the scan for foreign origins
     stale          when dist/ must be rebuilt (its stamp and inputs)
     assemble       the site assembled in named stages inside a staging folder
@@ -18,10 +21,10 @@ done here, one concern a module:
     durable        Aegra on Postgres (and Redis for two servers) started and stopped: ``serve --durable``;
                    durable_install (Postgres found, Aegra's Python >= 3.12 venv), durable_process (its parts)
     server_config  langgraph.json with CORS restricted to the site's origins: ``serve --allow-origin``
-    static_server  dist/ over HTTP under any base path
+    static_server  dist/ over HTTP under any base path, answering from the precompressed siblings
     serve          the ``serve`` command (both servers)
     browser        headless Chromium on this project's machines
-    bench          the boot benchmark (desktop and phone profiles)
+    bench          the boot benchmark (desktop and phone profiles); baseline: its bare Pyodide, outside dist/
     cli            the argument parser
 
 Importing the package has no side effects.

@@ -30,10 +30,13 @@ from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST, PY_SRC, STAMP,
 from sitewalk_build.policy import connect_sources, csp, origin, scan_dist
 from sitewalk_build.precompile import Job, precompile_archives
 from sitewalk_build.prerender import fill_first_screen, render_first_screen
+from sitewalk_build.precompress import is_sibling, precompress
 from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
+from sitewalk_build.stdlib_split import FINDER_MODULE, REST_ARCHIVE, ClosureJob, finder_imports, import_closure, split
 from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel
 
 Wheels = list[tuple[dict[str, Any], Path]]
+BENCH_PAGES = "bench"  # web/bench: the boot benchmark's pages, served by the bench, not shipped
 
 
 @dataclass
@@ -50,7 +53,6 @@ class Site:
     web: Path
     app_src: Path
     cache: Path
-    bench: bool
     assistant_id: str | None = None  # written into config.json (the app's default when None)
     jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
     zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
@@ -59,6 +61,7 @@ class Site:
     everything: dict[str, dict[str, Any]] = field(default_factory=dict)  # every package, as downloaded
     packages: dict[str, dict[str, Any]] = field(default_factory=dict)  # the shipped lock's packages
     boot: dict[str, Any] = field(default_factory=dict)  # bundle.mjs: what boot.js loads
+    stdlib_rest: dict[str, Any] = field(default_factory=dict)  # the stdlib fetched on demand (split stdlib)
     version: str = ""
 
     @property
@@ -141,6 +144,40 @@ def compile_bytecode(site: Site) -> None:
         precompile_archives(site.jobs, site.core, site.bundle, site.cache)
 
 
+def _app_roots(site: Site) -> list[str]:
+    """The import names of the app and of every package it depends on, directly or not."""
+    by_name = {canonical(spec["name"]): spec for spec, _ in site.archives}
+    todo, seen = [canonical(site.app["name"])], set()
+    while todo:
+        key = todo.pop()
+        if key not in seen:
+            seen.add(key)
+            todo += [canonical(d) for d in by_name[key].get("depends", [])]
+    return sorted(module for key in seen for module in by_name[key]["imports"])
+
+
+def split_stdlib(site: Site) -> None:
+    """The stdlib the app imports (found by importing it, stdlib_split.py) stays the boot archive;
+    the rest becomes a second archive, fetched by the finder the boot archive carries when an
+    import needs it."""
+    if not site.bundle.get("split_stdlib", True):
+        return
+    native = [path for spec, path in site.installed]  # unpacked for the closure run (.so on disk)
+    job = ClosureJob([site.scratch / SITE_ARCHIVE], native,
+                     _app_roots(site) + ["pyodide", "_pyodide"] + finder_imports())
+    needed = import_closure(job, site.core, site.cache)
+    shipped = site.staging / "pyodide" / "python_stdlib.zip"
+    whole = site.scratch / "python_stdlib_whole.zip"
+    shutil.move(shipped, whole)
+    rest = site.staging / "pyodide" / REST_ARCHIVE
+    modules = split(whole, needed, shipped, rest)
+    site.stdlib_rest = {"file": f"pyodide/{REST_ARCHIVE}", "sha256": sha256(rest),
+                        "path": site.stdlib_zip_path.removesuffix(".zip") + "-rest.zip",
+                        "finder": FINDER_MODULE, "modules": modules}
+    log(f"stdlib: {shipped.stat().st_size / 1e6:.1f} MB at boot, {rest.stat().st_size / 1e6:.1f} MB "
+        f"on demand ({whole.stat().st_size / 1e6:.1f} MB whole)")
+
+
 def write_pyodide_lock(site: Site) -> None:
     """Every package of the bundle, with its full dependencies (the install order, and the bare
     baseline's lock); the lock Sitewalk ships lists the installed wheels only, their dependencies
@@ -156,24 +193,13 @@ def write_pyodide_lock(site: Site) -> None:
     write_lock(site.staging / "pyodide-lock.json", site.info, site.packages)
 
 
-def write_bench_baseline(site: Site) -> None:
-    """With ``bench``: the bare baseline's stdlib and wheels exactly as downloaded, in dist/bench/."""
-    if not site.bench:
-        return
-    bdir = site.staging / "bench"
-    (bdir / "wheels").mkdir(parents=True)
-    shutil.copy2(site.core / "python_stdlib.zip", bdir / "python_stdlib.zip")
-    for _, path in site.archives:
-        shutil.copy2(path, bdir / "wheels" / path.name)
-    write_lock(bdir / "pyodide-lock.json", site.info, site.everything)
-
-
 def copy_web(site: Site) -> None:
-    """The files of web/ as they are (index.html is filled in by a later stage)."""
+    """The files of web/ as they are (index.html is filled in by a later stage), but web/bench: the
+    benchmark's own pages, which the bench serves from web/ (bench.py), never part of the site."""
     if not (site.web / "index.html").exists():
         raise BuildError(f"{site.web}/index.html is missing")
     for path in sorted(site.web.rglob("*")):
-        if path.is_dir() or "__pycache__" in path.parts:
+        if path.is_dir() or "__pycache__" in path.parts or path.relative_to(site.web).parts[0] == BENCH_PAGES:
             continue
         out = site.staging / path.relative_to(site.web)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -200,6 +226,7 @@ def describe_boot(site: Site) -> None:
             "packages": [key for key in order if key in archived],
         },
         "entry": site.app.get("entry", "sitewalk.app"),
+        "stdlibRest": site.stdlib_rest or None,  # fetched on demand by the finder (split_stdlib)
     }
     # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
     config: dict[str, Any] = {"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)}
@@ -216,14 +243,14 @@ def fill_index(site: Site) -> None:
     ignores integrity on as=fetch preloads and still reuses them (checked: one request per file),
     and verifies the hash when Pyodide consumes them.
     """
-    preload = [
+    preload = [  # in the order the boot needs them (the rest of the stdlib is never preloaded)
+        '<link rel="modulepreload" href="bundle.mjs">',
+        '<link rel="preload" href="config.json" as="fetch" crossorigin>',
         '<link rel="modulepreload" href="pyodide/pyodide.mjs">',
         '<link rel="modulepreload" href="pyodide/pyodide.asm.mjs">',
-        '<link rel="modulepreload" href="bundle.mjs">',
         '<link rel="preload" href="pyodide/pyodide.asm.wasm" as="fetch" crossorigin>',
         '<link rel="preload" href="pyodide/python_stdlib.zip" as="fetch" crossorigin>',
         '<link rel="preload" href="pyodide-lock.json" as="fetch" crossorigin>',
-        '<link rel="preload" href="config.json" as="fetch" crossorigin>',
     ]
     archive = site.boot["archive"]
     fetched = [archive["file"], archive["metadata"]] + [site.packages[k]["file_name"] for k in site.boot["wheels"]]
@@ -239,11 +266,11 @@ def prerender(site: Site) -> None:
 
 
 def served_files(staging: Path) -> list[str]:
-    """What the service worker precaches: everything but itself, the stamp and the bench baseline."""
+    """What the service worker precaches: everything but itself, the stamp and the precompressed
+    siblings (the browser asks for x and the server answers with x.br: the worker stores x)."""
     skip = {"sw.js", STAMP}
     return [rel for p in sorted(staging.rglob("*"))
-            if not p.is_dir() and (rel := p.relative_to(staging).as_posix()) not in skip
-            and not rel.startswith("bench/")]
+            if not p.is_dir() and (rel := p.relative_to(staging).as_posix()) not in skip and not is_sibling(rel)]
 
 
 def stamp_version(site: Site) -> None:
@@ -266,16 +293,23 @@ def fill_precache(site: Site) -> None:
     sw = site.staging / "sw.js"
     if not sw.exists():
         return
-    files = served_files(site.staging)
+    lazy = [site.stdlib_rest["file"]] if site.stdlib_rest else []  # cached when first fetched, not precached
+    files = [rel for rel in served_files(site.staging) if rel not in lazy]
     integrity = {rel: sri(site.staging / rel) for rel in files}
     integrity["./"] = integrity["index.html"]
-    manifest = {"version": site.version, "files": ["./"] + files, "integrity": integrity}
+    manifest = {"version": site.version, "files": ["./"] + files, "lazy": lazy, "integrity": integrity}
     new, n = re.subn(r"/\*__PRECACHE__\*/.*?/\*__END__\*/",
                      lambda m: "/*__PRECACHE__*/" + json.dumps(manifest) + "/*__END__*/",
                      sw.read_text(), flags=re.S)
     if n != 1:
         raise BuildError("web/sw.js lacks the /*__PRECACHE__*/.../*__END__*/ marker")
     sw.write_text(new)
+
+
+def compress_siblings(site: Site) -> None:
+    """Every file the browser may fetch gets its .br and .gz siblings where they are smaller."""
+    files = [rel for rel in served_files(site.staging) + ["sw.js"] if (site.staging / rel).exists()]
+    precompress(site.staging, files, site.cache)
 
 
 def check_origins(site: Site) -> None:
@@ -294,7 +328,6 @@ def write_build_stamp(site: Site) -> None:
         "app_src": str(site.app_src.resolve()),
         "web": str(site.web.resolve()),
         "inputs": input_names(site.web, site.app_src, site.app["package"]),
-        "bench": site.bench,
     })
 
 
@@ -303,14 +336,15 @@ STAGES: list[tuple[str, Stage]] = [
     ("copy core", copy_core),
     ("pack wheels", pack_wheels),
     ("compile bytecode", compile_bytecode),
+    ("split stdlib", split_stdlib),
     ("write lock", write_pyodide_lock),
-    ("bench baseline", write_bench_baseline),
     ("copy web", copy_web),
     ("describe boot", describe_boot),
     ("fill index", fill_index),
     ("prerender first screen", prerender),
     ("stamp version", stamp_version),
     ("fill precache", fill_precache),
+    ("precompress", compress_siblings),
     ("check origins", check_origins),
     ("write stamp", write_build_stamp),
 ]
@@ -359,13 +393,11 @@ def build(dist: Path = DIST, **kwargs: Any) -> Path:
 
 def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
                    app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
-                   bench: bool = False, assistant_id: str | None = None) -> Path:
+                   assistant_id: str | None = None) -> Path:
     """Build the static site into ``dist``; return its path.
 
     Raises BuildError on a hash mismatch, a missing input or a reference to a
-    foreign origin in the output. ``bench=True`` also writes the bare-Pyodide
-    baseline's own copies of the stdlib and wheels as shipped (no bytecode)
-    into dist/bench/ (excluded from the service worker's precache).
+    foreign origin in the output.
     """
     t0 = time.monotonic()
     origin(server_url)
@@ -377,8 +409,8 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
     dist.parent.mkdir(parents=True, exist_ok=True)
     with _folder(dist.parent, f".{dist.name}-staging-") as staging, _folder(cache, "scratch-") as scratch:
         os.chmod(staging, 0o755)
-        site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache, bench,
-                    assistant_id)
+        site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache,
+                    assistant_id=assistant_id)
         for _, stage in STAGES:
             stage(site)
         _swap_in(staging, dist)
@@ -393,17 +425,16 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
 def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
     """Build dist/ if it is stale; return its path.
 
-    Takes build()'s keyword arguments; a rebuild keeps the agent server URL, the
-    assistant id and the bench files of the previous build unless told otherwise.
+    Takes build()'s keyword arguments; a rebuild keeps the agent server URL and the
+    assistant id of the previous build unless told otherwise.
     """
     with build_lock(kwargs.get("cache", CACHE)):
         previous = read_stamp(dist) or {}
         if "agentServerUrl" in previous:
             kwargs.setdefault("server_url", previous["agentServerUrl"])
-            kwargs.setdefault("bench", bool(previous.get("bench")))
             kwargs.setdefault("assistant_id", previous.get("assistantId"))
         if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
-                    server_url=kwargs.get("server_url"), bench=kwargs.get("bench", False),
+                    server_url=kwargs.get("server_url"),
                     assistant_id=kwargs.get("assistant_id")):
             return build_unlocked(dist, **kwargs)
         return dist

@@ -8,7 +8,8 @@ from pathlib import Path
 from sitewalk_build.assemble import build
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
-from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
+from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST
+from sitewalk_build.precompress import precompress
 from sitewalk_build.serve import cmd_serve
 from sitewalk_build.stale import is_stale, read_stamp
 
@@ -36,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     pe.add_argument("--runs", type=int, default=3, help="runs per profile")
     pe.add_argument("--profile", choices=[*PROFILES, "all"], default="all",
                     help="desktop (as is), phone (4x CPU, 1.6 Mbit/s, 150 ms RTT) or both")
-    pe.add_argument("--json", default=None, help="also write the figures to this file")
+    pe.add_argument("--json", default=None, help="write the figures to this file (default .bench/boot.json)")
     for sp in (pb, ps, pe):
         sp.add_argument("--dist", default=str(DIST), help=argparse.SUPPRESS)
     return p

@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 COMPILER = HERE / "pyc_compiler.py"  # runs inside Pyodide
 DRIVER = HERE / "pyc_driver.mjs"  # starts Pyodide under node and runs the compiler
 # Bumped when the compiler's output format changes (the compiler's text is in the cache key too).
-PYC_FORMAT = "1"
+PYC_FORMAT = "2"  # 2: stored entries (HTTP compresses the archive as a whole)
 
 
 @dataclass(frozen=True)

@@ -63,20 +63,21 @@ def _record_row(name: str, data: bytes) -> str:
 
 
 def _write(dst: str, entries: list[Entry], record: str | None) -> None:
-    """Write the entries, and a RECORD that lists them (the installed files changed)."""
+    """Write the entries, stored (HTTP compresses the whole archive better), and a RECORD that lists
+    them (the installed files changed)."""
     rows = []
-    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
         for name, info, data in entries:
             zi = zipfile.ZipInfo(name, info.date_time)
             zi.external_attr = info.external_attr or (0o644 << 16)
-            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.compress_type = zipfile.ZIP_STORED
             zout.writestr(zi, data)
             if not name.endswith("/"):
                 rows.append(_record_row(name, data))
         if record:
             zi = zipfile.ZipInfo(record, EPOCH)
             zi.external_attr = 0o644 << 16
-            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.compress_type = zipfile.ZIP_STORED
             zout.writestr(zi, "\n".join(rows) + "\n" + record + ",,\n")
 
 

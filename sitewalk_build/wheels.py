@@ -51,7 +51,7 @@ def build_app_wheel(app: dict[str, Any], src_root: Path, out_dir: Path) -> Path:
     files.append((f"{info}/RECORD", record.encode()))
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{dist_name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
         for arcname, data in files:
             write_entry(zf, arcname, data)
     return out
@@ -104,6 +104,6 @@ def build_site_archives(wheels: list[tuple[dict[str, Any], Path]], code_out: Pat
     )
     for out, keep in parts:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
             for name in sorted(n for n in entries if keep(n)):
                 write_entry(zf, name, entries[name][1])

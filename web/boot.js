@@ -220,6 +220,57 @@ async function whyNotLoaded(missing) {
   }
 }
 
+// The rest of the stdlib (bundle.stdlibRest): the boot archive holds what the app imports; a module
+// outside it is fetched the first time an import needs it, by a finder the boot archive carries
+// (sitewalk_build/lazy_stdlib.py). An import cannot await, so the finder fetches synchronously; the
+// finder checks the sha256 of the bytes. A synchronous request may bypass the service worker, so the
+// page keeps the archive in the worker's cache itself, and the next boot writes it from there to the
+// file system before Python needs it (offline too).
+const restCache = () => caches.open(`sitewalk-${boot.version}`);
+
+function keepRest(url, bytes) {
+  if (!("caches" in window)) return;
+  const headers = { "Content-Type": "application/zip" };
+  restCache()
+    .then((cache) => cache.put(new URL(url, SITE).href, new Response(bytes, { headers })))
+    .catch((err) => console.warn("Sitewalk: the rest of the stdlib was not kept", err));
+}
+
+async function keptRest(rest) {
+  if (!rest || !("caches" in window)) return null;
+  try {
+    const hit = await (await restCache()).match(new URL(rest.file, SITE).href);
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch {
+    return null;
+  }
+}
+
+function fetchBytesSync(url) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", new URL(url, SITE).href, false);
+  xhr.overrideMimeType("text/plain; charset=x-user-defined"); // bytes as chars 0-255 (synchronous: no arraybuffer)
+  xhr.send(null);
+  if (xhr.status !== 200) throw new Error(`${url}: HTTP ${xhr.status}`);
+  const text = xhr.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  keepRest(url, bytes);
+  return bytes;
+}
+
+async function installRestOfStdlib(pyodide, rest, keptPromise) {
+  if (!rest) return;
+  const kept = await keptPromise;
+  if (kept) pyodide.FS.writeFile(rest.path, kept); // the finder checks its sha256 before using it
+  const finder = pyodide.pyimport(rest.finder);
+  try {
+    finder.install(rest.file, rest.sha256, rest.path, rest.modules, fetchBytesSync).destroy();
+  } finally {
+    finder.destroy();
+  }
+}
+
 function loadError(what, detail) {
   const err = new Error(`Could not load ${what}.`);
   err.stack = detail;
@@ -233,6 +284,7 @@ async function start() {
   boot.version = bundle.version;
   const archive = bundle.archive;
   const archivePromise = fetchArchive(archive);
+  const keptRestPromise = keptRest(bundle.stdlibRest);
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
   creepTowards(0.6, "Starting Python…");
@@ -243,6 +295,7 @@ async function start() {
   });
   boot.pyodideReady = performance.now();
   window.__sitewalkPyodide = pyodide;
+  await installRestOfStdlib(pyodide, bundle.stdlibRest, keptRestPromise);
 
   const names = bundle.wheels;
   const total = names.length + archive.packages.length;

@@ -2,11 +2,13 @@
 // Only the files of the manifest are answered from the cache; every other
 // request (the agent server above all) goes to the network untouched and is
 // never cached. build.py writes the manifest and its version between the markers.
-const MANIFEST = /*__PRECACHE__*/{"version": "dev", "files": [], "integrity": {}}/*__END__*/;
+// MANIFEST.lazy: files of the site fetched only when needed (the rest of the stdlib): never
+// precached, stored the first time the page fetches them, then answered from the cache (offline too).
+const MANIFEST = /*__PRECACHE__*/{"version": "dev", "files": [], "lazy": [], "integrity": {}}/*__END__*/;
 const PREFIX = "sitewalk-";
 const CACHE = PREFIX + MANIFEST.version;
 const SCOPE = new URL("./", self.location.href); // the directory of sw.js = site root
-const KEYS = new Set(MANIFEST.files.map((f) => new URL(f, SCOPE).href));
+const KEYS = new Set([...MANIFEST.files, ...(MANIFEST.lazy || [])].map((f) => new URL(f, SCOPE).href));
 const INDEX = SCOPE.href;
 
 self.addEventListener("install", (event) => {

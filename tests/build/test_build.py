@@ -132,14 +132,64 @@ def test_shell_is_relative_and_has_a_strict_csp(dist):
     assert 'src="/' not in html and 'href="/' not in html  # relative URLs only (sub-path deploys)
 
 
-def test_service_worker_precaches_everything_but_itself(dist):
+def test_service_worker_precaches_everything_but_itself_and_the_rest_of_the_stdlib(dist):
     text = (dist / "sw.js").read_text()
     manifest = json.loads(text.split("/*__PRECACHE__*/", 1)[1].split("/*__END__*/", 1)[0])
     files = {p.relative_to(dist).as_posix() for p in dist.rglob("*")
-             if p.is_file() and not p.name.startswith(".") and p.name != "sw.js"
-             and not p.relative_to(dist).as_posix().startswith("bench/")}
-    assert set(manifest["files"]) == files | {"./"}
+             if p.is_file() and not p.name.startswith(".") and p.name != "sw.js" and p.suffix not in (".br", ".gz")}
+    lazy = bundle_mjs(dist)["stdlibRest"]["file"]
+    assert manifest["lazy"] == [lazy]  # cached when first fetched, never precached
+    assert set(manifest["files"]) == files - {lazy} | {"./"}
     assert len(manifest["version"]) == 16
+
+
+def test_bench_pages_are_not_part_of_the_site(dist):
+    assert (ROOT / "web" / "bench" / "bare.html").exists()
+    assert not (dist / "bench").exists()
+
+
+def test_every_archive_is_stored_so_http_compression_applies(dist):
+    archives = list(dist.rglob("*.zip")) + list(dist.rglob("*.whl"))
+    assert len(archives) >= 5
+    for archive in archives:
+        with zipfile.ZipFile(archive) as zf:
+            assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_STORED}, archive.name
+
+
+def test_precompressed_siblings_decode_to_the_file_and_are_smaller(dist):
+    import gzip
+
+    import brotli  # type: ignore[import-not-found,unused-ignore]
+
+    served = [p for p in dist.rglob("*") if p.is_file() and p.suffix not in (".br", ".gz") and p.name[0] != "."]
+    big = [p for p in served if p.stat().st_size > 100_000]
+    assert {p.name for p in big} >= {"pyodide.asm.wasm", "python_stdlib.zip", "site-packages.zip"}
+    for path in served:
+        br, gz = path.with_name(path.name + ".br"), path.with_name(path.name + ".gz")
+        if path in big:
+            assert br.exists() and gz.exists(), path.name
+        if br.exists():
+            assert br.stat().st_size < path.stat().st_size and brotli.decompress(br.read_bytes()) == path.read_bytes()
+        if gz.exists():
+            assert gz.stat().st_size < path.stat().st_size and gzip.decompress(gz.read_bytes()) == path.read_bytes()
+
+
+def test_the_stdlib_is_split_into_what_the_app_imports_and_the_rest(dist):
+    core = build.fetch_pyodide(build.load_bundle()) / "python_stdlib.zip"
+    whole = {n.removesuffix("c") for n in zipfile.ZipFile(core).namelist() if not n.endswith("/")}
+    boot = {n.removesuffix("c") for n in zipfile.ZipFile(dist / "pyodide/python_stdlib.zip").namelist()
+            if not n.endswith("/")}
+    rest_meta = bundle_mjs(dist)["stdlibRest"]
+    rest_file = dist / rest_meta["file"]
+    rest = {n.removesuffix("c") for n in zipfile.ZipFile(rest_file).namelist() if not n.endswith("/")}
+    finder = rest_meta["finder"] + ".py"
+    assert boot - {finder} | rest == whole and not boot & rest  # every file once
+    # found by importing the app: what it and Pyodide use is at boot, what nothing imports is not
+    assert {"json/__init__.py", "asyncio/__init__.py", "typing.py", "_pyodide/__init__.py"} <= boot
+    assert {"doctest.py", "pydoc.py", "unittest/__init__.py", "_pyrepl/__init__.py"} <= rest
+    assert rest_meta["sha256"] == sha256(rest_file)
+    assert "doctest" in rest_meta["modules"] and "email.mime.text" in rest_meta["modules"]
+    assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
 
 
 def test_scan_flags_foreign_origins(dist, tmp_path):
@@ -226,7 +276,8 @@ def test_a_failing_stage_leaves_no_staging_folder_and_dist_untouched(dist, tmp_p
 
 def test_stages_are_named_and_in_order():
     names = [name for name, _ in build.STAGES]
-    assert names[:3] == ["copy core", "pack wheels", "compile bytecode"]
+    assert names[:4] == ["copy core", "pack wheels", "compile bytecode", "split stdlib"]
+    assert names.index("precompress") > names.index("fill precache")  # siblings of the final files
     assert names[-2:] == ["check origins", "write stamp"]  # nothing is stamped that was not scanned
     assert len(set(names)) == len(names)
 

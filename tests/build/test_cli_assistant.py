@@ -9,6 +9,7 @@ tests/e2e/test_static_site.py::test_a_site_built_for_an_assistant_installs_its_w
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -58,3 +59,6 @@ def test_the_assistant_id_is_built_in_before_the_workers_integrity_list(tmp_path
     assert cli.main(["build", "--dist", str(dist), "--assistant", ""]) == 0  # dropped: the app's default
     assert "assistantId" not in config(dist)
     assert precache(dist)["integrity"]["config.json"] == integrity(dist / "config.json")
+    # a host serving a precompressed sibling serves the new file too (no stale sibling is left)
+    gz = dist / "config.json.gz"
+    assert not gz.exists() or gzip.decompress(gz.read_bytes()) == (dist / "config.json").read_bytes()

@@ -22,6 +22,10 @@ SCREENS = Path(os.environ.get("SITEWALK_SCREENS") or Path(__file__).resolve().pa
 # "Task exception was never retrieved"), whatever the console level it is written at.
 PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
+# The stdlib modules no flow imports, fetched only when an import needs one (sitewalk_build/stdlib_split.py):
+# a flow that fetches it means the build's import closure missed a module the app uses.
+STDLIB_REST = "python_stdlib_rest.zip"
+
 
 def origin(url: str) -> str:
     parts = urlsplit(url)
@@ -44,7 +48,8 @@ class BrowserWatch:
     It listens on the context, not on a page, so the service worker's requests are seen too (Playwright
     reports them on the context), and so are pages opened later. A request to an origin that is neither
     the site nor the agent server fails the test; so does a `console.error`, an uncaught page error or a
-    Python traceback, unless the test said it expects it (`expect_console_error`).
+    Python traceback, unless the test said it expects it (`expect_console_error`); so does a fetch of the
+    rest of the stdlib (`STDLIB_REST`), unless the test imports a module from it (`expect_stdlib_rest`).
     """
 
     def __init__(self, context: Any, allowed: set[str] | None = None):
@@ -54,6 +59,7 @@ class BrowserWatch:
         self.console_errors: list[str] = []
         self.page_errors: list[str] = []
         self._expected: list[re.Pattern[str]] = []
+        self.stdlib_rest_expected = False
         context.on("request", self._on_request)
         context.on("console", self._on_console)
         context.on("weberror", lambda error: self.page_errors.append(str(error.error)))
@@ -65,6 +71,13 @@ class BrowserWatch:
     def expect_console_error(self, pattern: str) -> None:
         """A console error matching this regular expression is part of what the test exercises."""
         self._expected.append(re.compile(pattern))
+
+    def expect_stdlib_rest(self) -> None:
+        """The test imports a stdlib module the app never imports: the rest archive may be fetched."""
+        self.stdlib_rest_expected = True
+
+    def stdlib_rest_requests(self) -> list[str]:
+        return [r.url for r in self.requests if r.url.split("?")[0].endswith("/" + STDLIB_REST)]
 
     def _on_request(self, request: Any) -> None:
         self.requests.append(request)
@@ -101,6 +114,8 @@ class BrowserWatch:
     def check(self) -> None:
         assert self.foreign_requests == [], f"requests left the site and the agent server: {self.foreign_requests}"
         assert self.page_errors == [], f"uncaught errors in the page: {self.page_errors}"
+        if not self.stdlib_rest_expected:
+            assert self.stdlib_rest_requests() == [], "the rest of the stdlib was fetched: the build missed an import"
         unexpected = self.unexpected_console_errors()
         assert unexpected == [], f"console errors (or Python tracebacks) the test did not expect: {unexpected}"
 

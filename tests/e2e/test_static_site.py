@@ -89,6 +89,8 @@ def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, age
     shutil.copytree(build.ensure_built(), dist)
     target = next((dist / "wheels").glob(artifact))
     _rewrite_one_member(target)  # still a valid zip: only its sha256 (subresource integrity) tells
+    for sibling in dist.glob("wheels/" + target.name + ".*"):  # the host serves the tampered bytes as they are
+        sibling.unlink()
     server = build.serve_static(dist, 0)
     watch.allow(server.url)
     # the browser blocks the file and says why; the app logs what it could not load
