@@ -31,6 +31,7 @@ from .device import RequestDialog
 from .inspections_view import InspectionsView, device_id
 from .sessions import Sessions
 from .signin_view import SignInView
+from .status_line import StatusLine, settle
 
 if TYPE_CHECKING:
     from ..inspections import Inspection
@@ -53,12 +54,12 @@ async def main(config: Any) -> None:
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
-    registry = _registry(drafts)
+    registry = _registry(drafts, _status_line)
     dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
-                        owner=signin.owner, stuck_policy=_stuck_policy(config))
+                        owner=signin.owner, stuck_policy=_stuck_policy(config), on_status=_status_line.show)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)
@@ -101,12 +102,12 @@ def _stuck_policy(config: Any) -> StuckPolicy:
     return policy
 
 
-def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
+def _registry(drafts: storage.IndexedDbStore, status_line: StatusLine) -> HeadlessToolRegistry:
     """This device's headless tools: drafts in IndexedDB, the position, a photo's fingerprint."""
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
-    _register_device_tools(registry, RequestDialog())
+    _register_device_tools(registry, RequestDialog(on_asking=status_line.asking))
     registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one: typed or refused
     return registry
 
@@ -188,6 +189,7 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
 
 
 _current: dict[str, Any] = {}  # the session the Cancel button cancels
+_status_line = StatusLine()  # where the open inspection is, after each run (session.status_report)
 
 
 async def _open_inspection(entry: Inspection, sessions: Sessions, listed: InspectionsView) -> None:
@@ -214,11 +216,12 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         start.parentNode.insertBefore(cancel, start.nextSibling)
         tasks.on("sw-cancel", "click", _cancel_current)
     _current["session"] = session
+    _status_line.inspection_id = inspection_id
     dom.element("sw-start").disabled = True
     cancel.hidden = False
     try:
         try:
-            await work
+            await settle(work)
             if not session.cancelled:
                 await session.show_reviews()  # what the thread waits on for review, read from the server
                 await session.show_questions()  # and the questions it asks the inspector (the site walk)
@@ -228,8 +231,7 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         if session.cancelled:
             storage.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
             dom.show_status(f"Inspection {inspection_id}: cancelled")
-        else:
-            dom.show_status(f"Inspection {inspection_id}: run finished")
+        # else the status line already says where it is: done, waiting for what, or failed and why
     finally:
         _current.pop("session", None)
         cancel.hidden = True

@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..agentserver.errors import Unauthorized
+from ..agentserver.errors import StreamError, Unauthorized
 from ..bridge import dom
 from ..spec.validate import validate_spec
 from ..timeline import Append, Redraw, RestorePreview, Step, TimelineError, TimelineShown, plan_draw
@@ -142,6 +142,8 @@ class TimelineControls:
             travel.timeline.notice(f"{error.code}: {error}")
         except Unauthorized:  # the sign-in form is up (the client's on_unauthorized)
             travel.timeline.notice(SIGN_IN_TO_TRAVEL)
+        except StreamError:
+            pass  # the run from here failed: the status line says so and why (session.status_report)
 
     async def _do(self, travel: TimeTravel, what: str, button: Any) -> None:
         checkpoint = dom.attribute(button, "data-checkpoint-id") or ""
