@@ -129,7 +129,17 @@ class AppPage:
         self.page.click("#sw-start")
 
     def wait_finished(self, inspection_id: str) -> None:
-        self.page.wait_for_selector(f"#sw-status:has-text('{inspection_id}: run finished')")
+        """Until the inspection's work is over (Start can be pressed again) and the status line says where it
+        is: done, waiting for the inspector (on what), or failed (and why)."""
+        prefix = json.dumps(f"Inspection {inspection_id}: ")
+        poll(self.page, "!document.getElementById('sw-start').disabled && ['done', 'waiting for ', 'failed: ']"
+                        f".some((w) => document.getElementById('sw-status').textContent.startsWith({prefix} + w))",
+             timeout_s=90)
+
+    def wait_status(self, inspection_id: str, words: str) -> None:
+        """Until the status line says exactly this of the inspection (e.g. 'waiting for your review (3)')."""
+        self.page.locator("#sw-status", has_text=f"Inspection {inspection_id}: {words}").wait_for()
+        assert self.page.locator("#sw-status").inner_text() == f"Inspection {inspection_id}: {words}"
 
     def start(self, inspection_id: str, note: str = "") -> None:
         self.begin(inspection_id, note)

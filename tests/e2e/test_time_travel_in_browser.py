@@ -124,7 +124,7 @@ def test_after_an_edit_the_transcript_is_the_new_branchs_once_and_a_reload_shows
     assert transcript.all_inner_texts() == lines
 
     app.open()  # a reload reopens the inspection from the server's state: the same page
-    page.wait_for_selector(f"#sw-status:has-text('{first}: run finished')")
+    app.wait_status(first, "done")
     assert transcript.all_inner_texts() == lines
     assert page.locator("#sw-screen [data-sw-id='card']").inner_text().count("Dock 2, south quay") == 1
 

@@ -34,6 +34,7 @@ from .signin_view import SignInView
 from .status_line import StatusLine, settle
 
 if TYPE_CHECKING:
+    from ..inspection_status import InspectionStatus
     from ..inspections import Inspection
     from ..session import InspectionSession
 
@@ -58,8 +59,13 @@ async def main(config: Any) -> None:
     dom.set_html("app", render_template("app.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
+    def on_status(inspection_id: str, status: InspectionStatus) -> None:
+        """After a run: the status line, and the list in the same words."""
+        _status_line.show(inspection_id, status)
+        tasks.spawn(listed.refresh())
+
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
-                        owner=signin.owner, stuck_policy=_stuck_policy(config), on_status=_status_line.show)
+                        owner=signin.owner, stuck_policy=_stuck_policy(config), on_status=on_status)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)
