@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -138,8 +139,13 @@ class AppPage:
 
     def wait_status(self, inspection_id: str, words: str) -> None:
         """Until the status line says exactly this of the inspection (e.g. 'waiting for your review (3)')."""
-        self.page.locator("#sw-status", has_text=f"Inspection {inspection_id}: {words}").wait_for()
-        assert self.page.locator("#sw-status").inner_text() == f"Inspection {inspection_id}: {words}"
+        wanted = f"Inspection {inspection_id}: {words}"
+        try:
+            self.page.locator("#sw-status", has_text=wanted).wait_for()
+        except PlaywrightTimeout:
+            raise AssertionError(f"the status line says {self.page.locator('#sw-status').inner_text()!r}, "
+                                 f"not {wanted!r}") from None
+        assert self.page.locator("#sw-status").inner_text() == wanted
 
     def start(self, inspection_id: str, note: str = "") -> None:
         self.begin(inspection_id, note)

@@ -99,7 +99,7 @@ def test_a_refused_token_shows_a_typed_error_and_loses_nothing_and_sign_out_forg
     kept = [k for k in page.evaluate("Object.keys(localStorage)") if k.startswith("sitewalk:sign-in:")]
     assert len(kept) == 1 and json.loads(app.local_storage(kept[0]))["identity"] == "ana"
     page.click("#sw-start")  # the same fields, now signed in
-    page.wait_for_selector("#sw-status:has-text('inspection-93: waiting for your decision')")
+    app.wait_finished("inspection-93")
 
     with page.expect_navigation():
         page.click("#sw-sign-out")

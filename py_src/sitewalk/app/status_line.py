@@ -26,11 +26,12 @@ async def settle(work: Awaitable[Any]) -> Any:
 
 class StatusLine:
     def __init__(self) -> None:
-        self.inspection_id = ""  # the inspection on screen, for a status whose thread names none
+        self.inspection_id = ""  # the inspection opened or started on this page (as the list names it)
 
     def show(self, inspection_id: str, status: InspectionStatus) -> None:
-        """`Inspection <id>: <words>`; a failure shown as an error."""
-        named = inspection_id or self.inspection_id
+        """`Inspection <id>: <words>`; a failure shown as an error. The id is the one the inspection was opened
+        under (a fork may have changed the one in the thread's values); the thread's is used when none is."""
+        named = self.inspection_id or inspection_id
         dom.show_status(f"Inspection {named}: {status.words}" if named else status.words,
                         error=status.phase is Phase.failed)
 
