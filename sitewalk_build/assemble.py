@@ -29,8 +29,8 @@ from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
 from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST, PY_SRC, STAMP, WEB
 from sitewalk_build.policy import connect_sources, csp, origin, scan_dist
 from sitewalk_build.precompile import Job, precompile_archives
-from sitewalk_build.prerender import fill_first_screen, render_first_screen
 from sitewalk_build.precompress import is_sibling, precompress
+from sitewalk_build.prerender import fill_first_screen, render_first_screen
 from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
 from sitewalk_build.stdlib_split import FINDER_MODULE, REST_ARCHIVE, ClosureJob, finder_imports, import_closure, split
 from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel

@@ -8,8 +8,7 @@ from pathlib import Path
 from sitewalk_build.assemble import build
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
-from sitewalk_build.paths import CACHE, DEFAULT_SERVER_URL, DIST
-from sitewalk_build.precompress import precompress
+from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
 from sitewalk_build.serve import cmd_serve
 from sitewalk_build.stale import is_stale, read_stamp
 

@@ -3,46 +3,24 @@
 The app puts a stable device id (random, kept on the device) and the inspection id into each
 thread's metadata when it creates it; the list is those threads, found by metadata on the server
 (`POST /threads/search`), newest first, a page at a time. Each entry says where the inspection is:
-running, waiting for you (the thread waits on an interrupt) or done.
+running, waiting (and on what), done or failed (and why), in the words of `inspection_status`, the
+same as the status line's. A thread the search lists too briefly (a failed one; on Aegra, one that waits,
+whose interrupts the search leaves out) is told from its state, read for it alone.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from .agentserver.client import AgentServerClient, pending_interrupts
+from .agentserver.client import AgentServerClient
+from .agentserver.errors import AgentServerError, Unauthorized
+from .inspection_status import InspectionStatus, needs_state, status_of_state, status_of_thread
 
-__all__ = ["PAGE_SIZE", "Inspection", "InspectionList", "InspectionStatus", "status_of_state", "status_of_thread"]
+__all__ = ["PAGE_SIZE", "Inspection", "InspectionList"]
 
 PAGE_SIZE = 10
-
-
-class InspectionStatus(StrEnum):
-    running = "running"
-    waiting = "waiting for you"
-    done = "done"
-    failed = "failed"
-
-
-def status_of_thread(thread: dict[str, Any]) -> InspectionStatus:
-    """From a thread as the search lists it: its status, and the interrupts when the server sends them."""
-    status = thread.get("status")
-    if status == "busy":
-        return InspectionStatus.running
-    if status == "interrupted" or any(thread.get("interrupts") or {}):
-        return InspectionStatus.waiting
-    if status == "error":
-        return InspectionStatus.failed
-    return InspectionStatus.done
-
-
-def status_of_state(state: dict[str, Any], run_active: bool = False) -> InspectionStatus:
-    """From a thread's state: a pending interrupt waits for the inspector; a run in progress runs."""
-    if pending_interrupts(state):
-        return InspectionStatus.waiting
-    return InspectionStatus.running if run_active else InspectionStatus.done
 
 
 @dataclass(frozen=True)
@@ -53,10 +31,13 @@ class Inspection:
     status: InspectionStatus
 
     @classmethod
-    def of(cls, thread: dict[str, Any]) -> Inspection:
+    def of(cls, thread: dict[str, Any], state: dict[str, Any] | None = None) -> Inspection:
+        """An entry from the search's thread, told from `state` when it was read."""
         metadata = thread.get("metadata") or {}
+        status = status_of_thread(thread) if state is None else \
+            status_of_state(state, thread_status=str(thread.get("status") or ""))
         return cls(str(thread["thread_id"]), str(metadata.get("inspection_id") or "?"),
-                   str(thread.get("updated_at") or thread.get("created_at") or ""), status_of_thread(thread))
+                   str(thread.get("updated_at") or thread.get("created_at") or ""), status)
 
 
 @dataclass
@@ -80,6 +61,19 @@ class InspectionList:
         self._offset += len(page)
         self.has_more = len(page) == self.page_size
         known = {entry.thread_id for entry in self.entries}
-        added = [Inspection.of(dict(thread)) for thread in page if thread["thread_id"] not in known]
+        fresh = [dict(thread) for thread in page if thread["thread_id"] not in known]
+        states = await asyncio.gather(*(self._state(thread) for thread in fresh))
+        added = [Inspection.of(thread, state) for thread, state in zip(fresh, states, strict=True)]
         self.entries.extend(added)
         return added
+
+    async def _state(self, thread: dict[str, Any]) -> dict[str, Any] | None:
+        """The thread's state when the listing says too little (None: the listing is enough)."""
+        if not needs_state(thread):
+            return None
+        try:
+            return dict(await self.client.threads.get_state(str(thread["thread_id"])))
+        except Unauthorized:
+            raise  # the whole list waits for a sign-in
+        except AgentServerError:
+            return None  # this one is listed as far as the search tells; the others are not held up

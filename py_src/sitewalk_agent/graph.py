@@ -91,9 +91,24 @@ class ScriptedPacingMiddleware(AgentMiddleware):
         return await handler(request)
 
 
+class ScriptedModelFailure(RuntimeError):
+    """The model provider failing on purpose (`script: fail`): the run ends in error."""
+
+
+FAILURE_MESSAGE = "the model provider did not answer (script: fail)"
+
+
 class ScriptedFaultsMiddleware(AgentMiddleware):
-    """A slow work-order system on demand (demos, tests of `outcome_unknown`): `orders_latency_ms=N` in the
-    first message makes every tool call of the thread's runs see a ticket system that takes N ms."""
+    """Faults on demand (demos, tests): `orders_latency_ms=N` in the first message makes every tool call of
+    the thread's runs see a work-order system that takes N ms (`outcome_unknown`); `script: fail` makes the
+    model fail once the device has answered its first call, so the run that resumed it ends in error."""
+
+    async def awrap_model_call(self, request: ModelRequest,
+                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
+        messages = request.state.get("messages", [])
+        if scenario_of(messages) == "fail" and any(isinstance(m, ToolMessage) for m in messages):
+            raise ScriptedModelFailure(FAILURE_MESSAGE)
+        return await handler(request)
 
     async def awrap_tool_call(self, request: ToolCallRequest,
                               handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]

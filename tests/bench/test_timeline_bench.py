@@ -80,7 +80,7 @@ def _serve(n: int) -> tuple[ThreadingHTTPServer, str]:
 
 
 def _paint(tree: TimelineTree) -> str:
-    return render_template("timeline.j2", steps=shown("t", tree).steps)
+    return render_template("timeline.j2", rows=shown("t", tree).rows)
 
 
 async def _first_paint(url: str) -> tuple[float, int, int, Any]:
@@ -152,19 +152,19 @@ async def _scroll(url: str) -> list[tuple[float, float, float]]:
 
         pager = TimelinePager("t", page, StaleGuard())
         drawn = shown("t", await pager.first_page())
-        rows = str(render_template("timeline.j2", steps=drawn.steps))
+        rows = str(render_template("timeline.j2", rows=drawn.rows))
         costs = []
         while not pager.tree.exhausted:
             t0 = time.perf_counter()
             await pager.older()
             now = shown("t", pager.tree)
             t1 = time.perf_counter()
-            whole = str(render_template("timeline.j2", steps=now.steps))  # the baseline: the list drawn again
+            whole = str(render_template("timeline.j2", rows=now.rows))  # the baseline: the list drawn again
             t2 = time.perf_counter()
             plan = plan_draw(drawn, now)
             assert isinstance(plan, Append) and len(plan.changed) <= 1, plan
-            changed = [str(render_template("timeline.j2", steps=[step])) for step in plan.changed]  # in place
-            rows += str(render_template("timeline.j2", steps=plan.rows))
+            changed = [str(render_template("timeline.j2", rows=[row])) for row in plan.changed]  # in place
+            rows += str(render_template("timeline.j2", rows=plan.rows))
             t3 = time.perf_counter()
             assert all(c.count("<li") == 1 for c in changed) and rows.count("<li") == whole.count("<li")
             costs.append((t1 - t0, t2 - t1, t3 - t2))

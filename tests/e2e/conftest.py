@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -136,7 +137,22 @@ class AppPage:
         self.page.click("#sw-start")
 
     def wait_finished(self, inspection_id: str) -> None:
-        self.page.wait_for_selector(f"#sw-status:has-text('{inspection_id}: run finished')")
+        """Until the inspection's work is over (Start can be pressed again) and the status line says where it
+        is: done, waiting for the inspector (on what), or failed (and why)."""
+        prefix = json.dumps(f"Inspection {inspection_id}: ")
+        poll(self.page, "!document.getElementById('sw-start').disabled && ['done', 'waiting for ', 'failed: ']"
+                        f".some((w) => document.getElementById('sw-status').textContent.startsWith({prefix} + w))",
+             timeout_s=90)
+
+    def wait_status(self, inspection_id: str, words: str) -> None:
+        """Until the status line says exactly this of the inspection (e.g. 'waiting for your review (3)')."""
+        wanted = f"Inspection {inspection_id}: {words}"
+        try:
+            self.page.locator("#sw-status", has_text=wanted).wait_for()
+        except PlaywrightTimeout:
+            raise AssertionError(f"the status line says {self.page.locator('#sw-status').inner_text()!r}, "
+                                 f"not {wanted!r}") from None
+        assert self.page.locator("#sw-status").inner_text() == wanted
 
     def start(self, inspection_id: str, note: str = "") -> None:
         self.begin(inspection_id, note)

@@ -77,7 +77,7 @@ def test_a_reload_after_the_card_restores_transcript_and_screen(app):
     page.wait_for_selector("#sw-transcript p:has-text('Understood: the risk is now medium.')")
     before = page.locator("#sw-transcript p").all_inner_texts()
     app.open()  # a reload
-    page.wait_for_selector(f"#sw-status:has-text('{inspection}: run finished')")
+    app.wait_status(inspection, "done")
     assert page.locator("#sw-transcript p").all_inner_texts() == before
     assert risk_of(page) == "Risk medium" and page.locator("#sw-inspection-id").input_value() == inspection
     assert page.locator("#sw-tool-calls li[data-tool='render_ui']").get_attribute("data-state") == "succeeded"
@@ -94,7 +94,7 @@ def test_a_reload_while_a_confirm_button_waits_restores_it_and_it_still_works(ap
     app.start(inspection, note="script: confirm")
     page.wait_for_selector("#sw-screen [data-sw-id='confirm']")
     app.open()  # a reload while the agent waits for the press
-    page.wait_for_selector(f"#sw-status:has-text('{inspection}: run finished')")
+    app.wait_status(inspection, "waiting for your decision")
     assert risk_of(page) == "Risk low"
     assert page.locator("#sw-transcript p.sw-said").all_inner_texts()[0].startswith(f"Start inspection {inspection}")
     listed = page.locator(f"#sw-inspections li:has-text('{inspection}')")
@@ -118,7 +118,7 @@ def test_the_list_shows_this_devices_inspections_and_opens_the_older_one(app):
     assert risk_of(page) == "Risk low"
     page.click(f"#sw-inspections button[data-inspection-id='{older}']")
     page.wait_for_selector(f"{BADGE}.sw-risk-high")
-    page.wait_for_selector(f"#sw-status:has-text('{older}: run finished')")
+    app.wait_status(older, "done")
     said = page.locator("#sw-transcript p.sw-said").all_inner_texts()
     assert said == [f"Start inspection {older}"]  # the newer one's transcript is gone
     assert page.locator("#sw-inspection-id").input_value() == older

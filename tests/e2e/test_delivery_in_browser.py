@@ -148,7 +148,7 @@ def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(ap
     app.open()  # reload in the middle of the tool: nothing was answered yet
     dialog = app.page.get_by_role("dialog", name="Share this device's position?")
     dialog.wait_for(state="visible")  # rejoined: the pending call is run (asked) again, once
-    assert app.page.locator("#sw-status").inner_text().startswith("Inspection inspection-83: rejoined thread")
+    assert app.page.locator("#sw-status").inner_text() == "Inspection inspection-83: waiting for your answer"
     dialog.get_by_role("button", name="Allow").click()
     app.wait_finished("inspection-83")
     assert app.tool_call("get_current_location").get_attribute("data-state") == "succeeded"

@@ -61,7 +61,7 @@ def test_a_timed_out_order_is_shown_outcome_unknown_then_reconciled(app, workord
     expect(unknown).to_have_count(2, timeout=60_000)
     assert "did not answer within" in unknown.first.locator(".sw-tool-detail").inner_text()
     assert page.locator(f"{ORDERS}[data-state='failed'], {ORDERS}[data-state='succeeded']").count() == 0
-    page.wait_for_selector(f"#sw-status:has-text('{inspection}: run finished')")
+    app.wait_status(inspection, "done")
     thread_id = json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
     outcomes = _state(app, thread_id)["values"]["call_outcomes"]
     assert sorted(o["status"] for o in outcomes.values()) == ["outcome_unknown", "outcome_unknown"]

@@ -71,7 +71,7 @@ def test_two_inspectors_see_and_open_only_their_own_inspections(auth_app, anothe
     ben.screenshot("not-yours")
 
     ana.open()  # Ana's inspection is hers still: reopened on her reload, without signing in again
-    page.wait_for_selector(f"#sw-status:has-text('{inspection}: run finished')")
+    page.wait_for_selector(f"#sw-status:has-text('{inspection}: waiting for your decision')")
     assert page.locator("#sw-screen [data-sw-id='confirm']").count() == 1
 
 
@@ -99,7 +99,7 @@ def test_a_refused_token_shows_a_typed_error_and_loses_nothing_and_sign_out_forg
     kept = [k for k in page.evaluate("Object.keys(localStorage)") if k.startswith("sitewalk:sign-in:")]
     assert len(kept) == 1 and json.loads(app.local_storage(kept[0]))["identity"] == "ana"
     page.click("#sw-start")  # the same fields, now signed in
-    page.wait_for_selector("#sw-status:has-text('inspection-93: run finished')")
+    app.wait_finished("inspection-93")
 
     with page.expect_navigation():
         page.click("#sw-sign-out")

@@ -80,7 +80,7 @@ def test_a_message_sent_after_the_token_was_revoked_is_kept_and_sent_once_after_
     app.sign_in(ANA_NEW, "ana")
     page.wait_for_selector("#sw-transcript p:has-text('Understood: the risk is now critical.')")
     waiting.wait_for(state="hidden")
-    page.wait_for_selector(f"#sw-status:has-text('{inspection}: run finished')")
+    app.wait_status(inspection, "done")
     said = page.locator("#sw-transcript p.sw-said").all_inner_texts()
     assert said == [f"Start inspection {inspection}", MESSAGE]
     thread_id = json.loads(app.local_storage(THREAD_SETTING))["thread_id"]
@@ -117,7 +117,7 @@ def test_a_review_decision_sent_after_the_token_was_revoked_stays_on_its_card_an
     app.screenshot("decision-kept-for-sign-in")
 
     app.sign_in(ANA_NEW, "ana")
-    page.wait_for_selector("#sw-status:has-text('run finished')")  # the inspection reopened
+    page.wait_for_selector("#sw-status:has-text('waiting for your review (3)')")  # the inspection reopened
     expect(cards).to_have_count(3)
     assert drain.get_attribute("data-decision") == "approve"  # still there, to send
     page.locator("#sw-reviews [data-review-action='send']").click()

@@ -7,6 +7,7 @@ import uuid
 
 import httpx
 from conftest_helpers import origin, poll
+from playwright.sync_api import expect
 
 from sitewalk_agent.workorders import WorkOrders
 
@@ -124,7 +125,7 @@ def test_after_an_edit_the_transcript_is_the_new_branchs_once_and_a_reload_shows
     assert transcript.all_inner_texts() == lines
 
     app.open()  # a reload reopens the inspection from the server's state: the same page
-    page.wait_for_selector(f"#sw-status:has-text('{first}: run finished')")
+    app.wait_status(first, "done")
     assert transcript.all_inner_texts() == lines
     assert page.locator("#sw-screen [data-sw-id='card']").inner_text().count("Dock 2, south quay") == 1
 
@@ -178,17 +179,72 @@ def test_scrolling_the_timeline_loads_the_next_page_and_only_that(app, agent_ser
     assert kept == list(range(PAGE - 1))  # the same nodes (the oldest drawn row may be named anew: its parent came)
     assert page.locator("#sw-timeline").get_attribute("data-draw") == "append"
     older = _older_pages(app.watch.requests[asked:])
-    assert page.locator(STEP).count() == PAGE * (1 + len(older)) and 1 <= len(older) < 3  # what was reached
+    assert _steps_drawn(page) == PAGE * (1 + len(older)) and 1 <= len(older) < 3  # what was reached
     assert page.locator("#sw-timeline-older").is_visible()  # more left, not fetched: memory stays flat
 
     while page.locator("#sw-timeline-older").is_visible():  # scrolling on reaches the first message
-        count = page.locator(STEP).count()
+        count = _steps_drawn(page)
         page.locator("#sw-timeline-sentinel").scroll_into_view_if_needed()
-        poll(page, f"document.querySelectorAll('{STEP}').length > {count} "  # a page came, or the last was empty
+        poll(page, f"{STEPS_DRAWN} > {count} "  # a page came, or the last was empty
                    "|| document.getElementById('sw-timeline-older').hidden")
     assert page.locator(f"{STEP}[data-kind='you']").count() == 1
     pages = 1 + len(_older_pages(app.watch.requests[asked:]))  # one request a page, each page once
-    assert (pages - 1) * PAGE < page.locator(STEP).count() <= pages * PAGE
+    assert (pages - 1) * PAGE < _steps_drawn(page) <= pages * PAGE
+
+
+# The steps the list holds: a row each, a fold of checks as many as it folds (its steps are drawn when opened).
+STEPS_DRAWN = ("[...document.querySelectorAll('#sw-timeline > li')]"
+               ".reduce((n, li) => n + Number(li.dataset.steps || 1), 0)")
+
+
+def _steps_drawn(page) -> int:
+    return int(page.evaluate(STEPS_DRAWN))
+
+
+def test_a_turns_checks_are_one_row_opened_on_demand_and_a_replay_from_one_of_them_runs(app):
+    inspection = _ident("inspection-88")
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.start(inspection)
+    page = app.page
+    _your_step(page)  # the whole run is loaded
+    rows = page.locator("#sw-timeline > li")
+    titles = rows.locator(":scope > .sw-step-open").all_inner_texts()
+    assert "Checked the agent's work" not in titles  # no row of its own for each check
+    folds = page.locator("#sw-timeline > li[data-kind='checks']")
+    assert folds.count() >= 3 and page.locator(".sw-fold-steps").count() == 0  # folded until asked
+    decided = page.locator("#sw-timeline > li[data-kind='agent']", has_text="Decided to ask for your draft")
+    fold = decided.locator("xpath=preceding-sibling::li[1]")  # the checks of that first turn
+    assert fold.get_attribute("data-kind") == "checks"
+    count = int(fold.get_attribute("data-steps"))
+    toggle = fold.locator(".sw-fold-toggle")
+    assert toggle.inner_text() == f"{count} checks" and toggle.get_attribute("aria-expanded") == "false"
+    app.screenshot("checks-folded")
+
+    toggle.click()  # opened on demand: its steps under it, each with details and Replay from here
+    opened = page.locator(".sw-fold-steps > li")
+    expect(opened).to_have_count(count)
+    toggle = page.locator(f"#sw-timeline > li[data-fold-id='{fold.get_attribute('data-fold-id')}'] .sw-fold-toggle")
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert page.evaluate("document.activeElement.classList.contains('sw-fold-toggle')")  # the focus stays on it
+    assert opened.locator("[data-sw-travel='replay']").count() == count
+    app.screenshot("checks-opened")
+    oldest = opened.last
+    checkpoint = oldest.get_attribute("data-checkpoint-id")
+    oldest.locator("[data-sw-travel='details']").click()
+    page.locator(f".sw-step-view[data-checkpoint-id='{checkpoint}']").wait_for()
+
+    asked = len(app.watch.requests)
+    oldest.locator("[data-sw-travel='replay']").click()
+    page.wait_for_selector(".sw-restore-preview")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    page.wait_for_selector("#sw-branches [data-sw-travel='branch'][data-live='0']", timeout=60_000)
+    app.wait_finished(inspection)
+    runs = [json.loads(r.post_data or "{}") for r in app.watch.requests[asked:]
+            if r.method == "POST" and r.url.endswith("/runs/stream")]
+    assert runs and checkpoint in json.dumps(runs[0])  # the replay ran from that step
+    assert "Pier 4, north berth" in page.locator("#sw-screen [data-sw-id='card']").inner_text()
+    app.wait_status(inspection, "done")
 
 
 def _older_pages(requests) -> list[dict]:

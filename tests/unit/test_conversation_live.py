@@ -10,7 +10,7 @@ from test_session_live import RecordingView, _quick_retry
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
-from sitewalk.inspections import InspectionList, InspectionStatus
+from sitewalk.inspections import InspectionList
 from sitewalk.session import Hooks, InspectionSession
 
 
@@ -51,8 +51,8 @@ def test_a_follow_up_changes_the_risk_on_record_and_a_reopen_shows_it(agent_serv
     assert view.screens[-1]["elements"]["risk"]["props"]["level"] == "critical"  # the inline patch, streamed
     assert "Understood: the risk is now critical." in [t.strip() for t in view.texts.values()]
     # this device's two inspections, newest first, one a page
-    assert [(e.inspection_id, e.status) for e in listed.entries] == [("inspection-92", InspectionStatus.done),
-                                                                     ("inspection-91", InspectionStatus.done)]
+    assert [(e.inspection_id, e.status.words) for e in listed.entries] == [("inspection-92", "done"),
+                                                                           ("inspection-91", "done")]
     assert listed.entries[1].thread_id == thread_id
     # reopened: both sides of the conversation and the screen on record, from the server's state
     assert list(again.said.values()) == ["Start inspection inspection-91", "The risk is critical"]

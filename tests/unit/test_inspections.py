@@ -6,7 +6,6 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
 from fake_agent_server import (
     CALL,
     HISTORY,
@@ -24,7 +23,7 @@ from langchain_core.messages import HumanMessage
 from sessions_for_tests import client_on, session_on
 
 from sitewalk.contracts.envelope import ok_result
-from sitewalk.inspections import InspectionList, InspectionStatus, status_of_state, status_of_thread
+from sitewalk.inspections import InspectionList
 from sitewalk.session.restore import transcript
 
 SEARCH = "/threads/search"
@@ -43,11 +42,12 @@ def thread(n: int, status: str = "idle") -> dict[str, Any]:
 
 def test_the_list_pages_by_device_newest_first_and_stops_on_a_short_page():
     fake = FakeTransport().on("POST", SEARCH, (200, [thread(9), thread(8, "busy")]),
-                              (200, [thread(8), thread(7, "interrupted")]), (200, [thread(6)]))
+                              (200, [thread(8), {**thread(7, "interrupted"), "interrupts": {"task": [INTERRUPT]}}]),
+                              (200, [thread(6)]))
     inspections = InspectionList(client_on(fake), "d1", page_size=2)
     first = asyncio.run(inspections.more())
-    assert [(e.inspection_id, e.status) for e in first] == [("inspection-9", InspectionStatus.done),
-                                                            ("inspection-8", InspectionStatus.running)]
+    assert [(e.inspection_id, e.status.words) for e in first] == [("inspection-9", "done"),
+                                                                  ("inspection-8", "running")]
     assert first[0].updated_at == "2026-12-03T09:09:00Z" and inspections.has_more
     second = asyncio.run(inspections.more())
     assert [e.thread_id for e in second] == ["t7"]  # t8 moved down meanwhile: listed once
@@ -60,22 +60,41 @@ def test_the_list_pages_by_device_newest_first_and_stops_on_a_short_page():
                and b["sort_order"] == "desc" for b in bodies)
 
 
-@pytest.mark.parametrize(("status", "interrupts", "expected"), [
-    ("busy", {}, InspectionStatus.running),
-    ("interrupted", {}, InspectionStatus.waiting),
-    ("idle", {"task": [INTERRUPT]}, InspectionStatus.waiting),
-    ("idle", {}, InspectionStatus.done),
-    ("error", {}, InspectionStatus.failed),
-])
-def test_status_from_the_thread(status, interrupts, expected):
-    assert status_of_thread({**thread(1, status), "interrupts": interrupts}) == expected
+def test_a_thread_the_search_lists_too_briefly_is_told_from_its_state_and_the_others_are_not_read():
+    """Aegra lists no interrupts and no failure's reason: the state of those threads alone is read."""
+    review = {"type": "tool_approval", "name": "create_work_order", "tool_call_id": "c"}
+    states = {
+        "t1": waiting_state(*({"id": f"r{n}", "value": review} for n in range(3))),  # interrupted, unlisted
+        "t2": {**waiting_state(), "tasks": [{"name": "model", "error": "ValueError('model down')", "interrupts": []}]},
+        "t3": waiting_state({"id": "r9", "value": review}),  # in `error`, but a review is still pending
+    }
+    fake = FakeTransport().on("POST", SEARCH, (200, [thread(1, "interrupted"), thread(2, "error"), thread(3, "error"),
+                                                     thread(4, "busy"), thread(5, "idle")]))
+    for thread_id, state in states.items():
+        fake.on("GET", f"/threads/{thread_id}/state", (200, state))
+    entries = asyncio.run(InspectionList(client_on(fake), "d1").more())
+    assert [(e.thread_id, e.status.words) for e in entries] == [
+        ("t1", "waiting for your review (3)"), ("t2", "failed: ValueError: model down"),
+        ("t3", "waiting for your review (1)"), ("t4", "running"), ("t5", "done")]
+    assert [e.status.name for e in entries] == ["waiting", "failed", "waiting", "running", "done"]
+    assert sorted(r.path for r in fake.requests if r.method == "GET") == [f"/threads/t{n}/state" for n in (1, 2, 3)]
 
 
-def test_status_from_the_state():
-    assert status_of_state(waiting_state(INTERRUPT)) == InspectionStatus.waiting
-    assert status_of_state(waiting_state()) == InspectionStatus.done
-    assert status_of_state(waiting_state(), run_active=True) == InspectionStatus.running
-    assert str(InspectionStatus.waiting) == "waiting for you"
+def test_a_state_that_cannot_be_read_leaves_its_entry_as_the_search_tells_and_the_rest_listed():
+    fake = FakeTransport().on("POST", SEARCH, (200, [thread(1, "error"), thread(2)]))
+    fake.on("GET", "/threads/t1/state", (404, {"detail": "gone"}))
+    entries = asyncio.run(InspectionList(client_on(fake), "d1").more())
+    assert [(e.thread_id, e.status.words) for e in entries] == [("t1", "failed: the run ended in error"),
+                                                                ("t2", "done")]
+
+
+def test_the_list_is_rendered_with_the_status_lines_words():
+    from sitewalk.inspections import Inspection
+    from sitewalk.ui.render import render_template
+
+    entry = Inspection.of({**thread(1, "interrupted"), "interrupts": {"task": [INTERRUPT]}})
+    html = str(render_template("inspections.j2", entries=[entry], current=None))
+    assert 'data-status="waiting"' in html and ">waiting for this device</span>" in html
 
 
 # --- restoring a view from a state the real graph made ------------------------------------------

@@ -123,7 +123,7 @@ def test_the_servers_stale_refusal_is_shown() -> None:
     error = sse(("metadata", {"run_id": "r2"}, "1-0"),
                 ("error", {"error": "ValidationError", "message": "stale_revision: pending is revision 1"}, "2-0"))
     fake = (FakeTransport().on("GET", STATE, (200, waiting_state(BOLT)))
-            .on("POST", f"{RUNS}/stream", error))
+            .on("POST", f"{RUNS}/stream", error).on("POST", HISTORY, (200, [])))  # the timeline, read again
     view, refused, _ = submit(fake, {"int-a": approve(_card(BOLT))})
     assert [r.code for r in refused] == ["stale_revision"] and view.refused == [("int-a", "stale_revision")]
     assert [c["interrupt_id"] for c in view.cards[-1]] == ["int-a"]  # still pending

@@ -14,12 +14,13 @@ import pytest
 
 from sitewalk.session.history import TimelineFeed
 from sitewalk.session.thread import Thread
-from sitewalk.timeline import Append, Redraw, TimelineShown, TimelineTree, plan_draw, shown
+from sitewalk.timeline import Append, Fold, Redraw, TimelineShown, TimelineTree, fold_steps, plan_draw, shown
 from sitewalk.ui.render import render_template
 
 FIXTURES = Path(__file__).parent / "fixtures" / "history"
 FORK = json.loads((FIXTURES / "confirm_fork.json").read_text())
 WALK = json.loads((FIXTURES / "site_walk.json").read_text())
+REVIEW = json.loads((FIXTURES / "review_decided.json").read_text())  # one page: `all`
 
 
 class _Client:
@@ -37,7 +38,7 @@ class _Client:
 
 
 class _Rows:
-    """The drawn list as the view keeps it: one rendered row per checkpoint id, in page order."""
+    """The drawn list as the view keeps it: one rendered row per row id (a step's, or a fold's), in page order."""
 
     def __init__(self):
         self.drawn: TimelineShown | None = None
@@ -47,23 +48,23 @@ class _Rows:
     def timeline(self, now):
         plan = plan_draw(self.drawn, now)
         if isinstance(plan, Redraw):
-            self.rows = [(s.id, _row(s)) for s in now.steps]
+            self.rows = [(r.id, _row(r)) for r in now.rows]
         else:
-            changed = {s.id: s for s in plan.changed}
+            changed = {r.id: r for r in plan.changed}
             self.rows = [(i, _row(changed[i]) if i in changed else html) for i, html in self.rows]
-            self.rows += [(s.id, _row(s)) for s in plan.rows]
+            self.rows += [(r.id, _row(r)) for r in plan.rows]
         self.drawn = now
         self.plans.append(plan)
-        assert "".join(html for _, html in self.rows) == str(render_template("timeline.j2", steps=now.steps))
+        assert "".join(html for _, html in self.rows) == str(render_template("timeline.j2", rows=now.rows))
 
 
-def _row(step):
-    return str(render_template("timeline.j2", steps=[step]))
+def _row(row):
+    return str(render_template("timeline.j2", rows=[row]))
 
 
 def _feed(recorded, page_size, nested=()):
     view = _Rows()
-    graph = [e for page in recorded["pages"] for e in page]
+    graph = [e for page in recorded.get("pages") or [recorded["all"]] for e in page]
     unique = list({e["checkpoint"]["checkpoint_id"]: e for e in graph}.values())  # the pages overlap
     return TimelineFeed(_Client(unique, nested), Thread(recorded["thread_id"], "inspection"), view, page_size), view
 
@@ -81,9 +82,25 @@ def test_older_pages_on_the_live_branch_only_append_and_match_a_full_redraw(page
     first, *older = view.plans
     assert isinstance(first, Redraw)
     assert older and all(isinstance(p, Append) for p in older), [getattr(p, "reason", "") for p in older]
-    assert [i for i, _ in view.rows] == [s.id for s in feed.tree.steps()]
+    assert [i for i, _ in view.rows] == [r.id for r in fold_steps(feed.tree.steps())]
     # each append re-renders at most the one drawn row whose parent just loaded, never the list
     assert all(len(p.changed) <= 1 for p in older)
+
+
+@pytest.mark.parametrize("page_size", [2, 3, 4])
+def test_a_fold_of_checks_cut_by_a_page_grows_in_its_place_when_the_next_page_comes(page_size):
+    """The newest five checks of the recorded review span the first pages: the fold drawn at the end of the
+    list is drawn again in its place, with more steps, and nothing else is redrawn."""
+    feed, view = _feed(REVIEW, page_size)
+    asyncio.run(feed.refresh())
+    first = view.drawn.rows[-1]
+    assert isinstance(first, Fold) and len(first.steps) == page_size
+    _scroll_to_the_end(feed)
+    assert all(isinstance(p, Append) for p in view.plans[1:]), view.plans
+    grown = [p for p in view.plans[1:] if any(isinstance(r, Fold) and r.id == first.id for r in p.changed)]
+    assert grown  # the same row (same id), drawn again with its older steps
+    [fold] = [r for r in view.drawn.rows if r.id == first.id]
+    assert isinstance(fold, Fold) and len(fold.steps) == 5 and fold.title == "5 checks"
 
 
 def test_the_site_walks_nested_steps_stay_right_when_pages_append():

@@ -40,8 +40,10 @@ from .sessions import Sessions
 from .signin_view import SignInView
 from .start_form import FORM as START_FORM
 from .start_form import fold_start_form, unfold_start_form
+from .status_line import StatusLine, settle
 
 if TYPE_CHECKING:
+    from ..inspection_status import InspectionStatus
     from ..inspections import Inspection
     from ..session import InspectionSession
 
@@ -62,15 +64,20 @@ async def main(config: Any) -> None:
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
-    registry = _registry(drafts)
+    registry = _registry(drafts, _status_line)
     if dom.element("sw-start") is None:  # a page without the build's pre-rendered first screen
         dom.set_html("app", first_screen())
     # Otherwise the app attaches to the first screen as it is: what was typed meanwhile, and the focus, stay.
     dom.set_html("sw-dev-meta", render_template("dev_meta.j2", server_url=server_url, tools=registry.manifest()))
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
+    def on_status(inspection_id: str, status: InspectionStatus) -> None:
+        """After a run: the status line, and the list in the same words."""
+        _status_line.show(inspection_id, status)
+        tasks.spawn(listed.refresh())
+
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
-                        owner=signin.owner, stuck_policy=_stuck_policy(config))
+                        owner=signin.owner, stuck_policy=_stuck_policy(config), on_status=on_status)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)
@@ -118,13 +125,13 @@ def _stuck_policy(config: Any) -> StuckPolicy:
     return policy
 
 
-def _registry(drafts: storage.IndexedDbStore) -> HeadlessToolRegistry:
+def _registry(drafts: storage.IndexedDbStore, status_line: StatusLine) -> HeadlessToolRegistry:
     """This device's headless tools: drafts in IndexedDB, the position, a photo's fingerprint."""
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
     registry.register("save_local_draft", save_local_draft(drafts))
     registry.register("start_blank_draft", start_blank_draft(drafts, legacy=storage.LocalStorageStore()))
-    _register_device_tools(registry, RequestDialog())
+    _register_device_tools(registry, RequestDialog(on_asking=status_line.asking))
     registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one: typed or refused
     return registry
 
@@ -208,6 +215,7 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
 
 
 _current: dict[str, Any] = {}  # the session the Cancel button cancels
+_status_line = StatusLine()  # where the open inspection is, after each run (session.status_report)
 
 
 async def _open_inspection(entry: Inspection, sessions: Sessions, listed: InspectionsView) -> None:
@@ -235,11 +243,12 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         tasks.on("sw-cancel", "click", _cancel_current)
     _current["session"] = session
     fold_start_form(inspection_id)
+    _status_line.inspection_id = inspection_id
     dom.element("sw-start").disabled = True
     cancel.hidden = False
     try:
         try:
-            await work
+            await settle(work)
             if not session.cancelled:
                 await session.show_reviews()  # what the thread waits on for review, read from the server
                 await session.show_questions()  # and the questions it asks the inspector (the site walk)
@@ -250,8 +259,7 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         if session.cancelled:
             storage.LocalStorageStore().remove(THREAD_SETTING)  # not rejoined after a reload
             dom.show_status(f"Inspection {inspection_id}: cancelled")
-        else:
-            dom.show_status(f"Inspection {inspection_id}: run finished")
+        # else the status line already says where it is: done, waiting for what, or failed and why
     finally:
         _current.pop("session", None)
         cancel.hidden = True

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bridge import dom, tasks
 from ..ui.render import render_template
+from .status_line import settle
 
 if TYPE_CHECKING:
     from ..session import InspectionSession
@@ -36,7 +37,7 @@ class Composer:
             dom.show_status("Start or open an inspection first: your message stays in the box.", error=True)
             return "no-thread"
         box.value = ""  # the session holds it from here (sent, or in its outbox)
-        result = await session.say(text)
+        result = await settle(session.say(text)) or "sent"  # a run that failed: the status line says why
         if result == "no-thread":
             box.value = text
         return result

@@ -9,6 +9,7 @@ takes a typed position when the device gives none (`type_position`): its fields 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ..bridge import dom, files, tasks
@@ -23,7 +24,8 @@ _FIELDS = {"latitude": "sw-device-lat", "longitude": "sw-device-lon"}
 
 
 class RequestDialog:
-    def __init__(self) -> None:
+    def __init__(self, on_asking: Callable[[bool], None] | None = None) -> None:
+        self.on_asking = on_asking  # told when the dialog opens (True) and closes (False): the status line
         self._node: Any = None
         self._answer: asyncio.Future[str] | None = None
         self._lock = asyncio.Lock()
@@ -60,6 +62,8 @@ class RequestDialog:
     def _show(self, *, tool: str, title: str, purpose: str, note: str, allow: str, decline: str,
               alternative: str | None = None, with_file: bool = False, manual: bool = False) -> Any:
         node = self._build()
+        if self.on_asking is not None:
+            self.on_asking(True)
         node.dataset.tool = tool
         node.dataset.mode = "manual" if manual else "ask"
         dom.element("sw-device-dialog-title").textContent = title
@@ -87,6 +91,8 @@ class RequestDialog:
         if node.open:
             node.close()
         dom.element("sw-device-file").value = ""
+        if self.on_asking is not None:
+            self.on_asking(False)
 
     async def choose(self, *, tool: str, title: str, purpose: str, note: str, allow: str = "Allow",
                      decline: str = "Decline", alternative: str | None = None) -> str:

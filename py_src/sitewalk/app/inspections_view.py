@@ -40,24 +40,36 @@ class InspectionsView:
         self.open_one = open_one
         self.current = current  # the thread on screen (marked in the list)
         self.list = InspectionList(client, device)
+        self._newest = self.list
 
     def attach(self) -> None:
         tasks.on("sw-inspections-more", "click", self.more)
         tasks.on("sw-inspections", "click", self._on_click)
 
     async def refresh(self) -> None:
-        """Read the list again from its first page (after a start, when a run ends)."""
-        self.list = InspectionList(self.client, self.device)
-        await self.more()
+        """Read the list again from its first page (after a start, when a run ends). Of refreshes that
+        overlap (a run ends while another refresh reads), the newest one is drawn."""
+        fresh = InspectionList(self.client, self.device)
+        self._newest = fresh
+        if await self._read(fresh) and fresh is self._newest:
+            self.list = fresh
+            self._draw()
 
     async def more(self, _event: Any = None) -> None:
+        if await self._read(self.list):
+            self._draw()
+
+    async def _read(self, listed: InspectionList) -> bool:
         try:
-            await self.list.more()
+            await listed.more()
         except Unauthorized:
-            return  # the sign-in form asks (app.signin_view); the status line keeps what it says
+            return False  # the sign-in form asks (app.signin_view); the status line keeps what it says
         except AgentServerError as exc:
             dom.show_status(f"Could not list this device's inspections: {exc}", error=True)
-            return
+            return False
+        return True
+
+    def _draw(self) -> None:
         dom.set_html("sw-inspections", render_template("inspections.j2", entries=self.list.entries,
                                                         current=self.current()))
         dom.element("sw-inspections-more").hidden = not self.list.has_more

@@ -20,11 +20,13 @@ from ..ui.render import render_template
 from .composer import show_waiting_messages
 from .question_view import QuestionCardsView
 from .review_view import ReviewCardsView
+from .status_line import settle
 from .stuck_view import StuckPanelView
 
 if TYPE_CHECKING:
     from ..headless.local_draft import AsyncKeyValueStore
     from ..session import InspectionSession
+    from ..session.status_report import OnStatus
     from .view import DomView
 
 __all__ = ["Sessions"]
@@ -33,8 +35,9 @@ __all__ = ["Sessions"]
 class Sessions:
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, drafts: AsyncKeyValueStore,
                  assistant_id: str, owner: Callable[[], str | None] = lambda: None,
-                 stuck_policy: StuckPolicy | None = None) -> None:
+                 stuck_policy: StuckPolicy | None = None, on_status: OnStatus | None = None) -> None:
         self._client = client
+        self._on_status = on_status  # where the inspection is after each run (app.status_line)
         self._stuck_policy = stuck_policy or StuckPolicy()  # ?stuck= / stuckSeconds (session/stuck_limits.py)
         self._registry = registry
         self._assistant_id = assistant_id
@@ -71,7 +74,8 @@ class Sessions:
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
                       on_messages=show_waiting_messages, message_store=storage.LocalStorageStore(),
                       review_cards=self._review_cards, question_cards=self._question_cards,
-                      stuck_panel=self._stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy)
+                      stuck_panel=self._stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy,
+                      on_status=self._on_status)
         self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest
@@ -84,16 +88,17 @@ class Sessions:
             return newest
         return self.new()
 
+    # A run these start that fails is said on the status line (failed: reason), not raised (status_line.settle).
     def _act(self, element_id: str, action: str, subject: str) -> Any:
-        return self._newest.act(element_id, action, subject) if self._newest is not None else None
+        return settle(self._newest.act(element_id, action, subject)) if self._newest is not None else None
 
     async def _review(self, decisions: dict[str, dict[str, Any]]) -> None:
         if self._newest is not None:
-            await self._newest.review(decisions)
+            await settle(self._newest.review(decisions))
 
     async def _answer(self, interrupt_id: str, raw: Any) -> None:
         if self._newest is not None:
-            await self._newest.answer(interrupt_id, raw)
+            await settle(self._newest.answer(interrupt_id, raw))
 
     def _stuck(self, choice: str) -> None:
         """Cancel or Continue on the stuck panel; a refusal is said on the panel, which stays."""

@@ -7,7 +7,9 @@ older steps, and replay or edit-and-resend, each after a restore preview the ins
 Older steps also load as the inspector scrolls: a sentinel after the list asks for the next page when
 it comes into view (the Older steps button stays, for keyboards and screen readers). A loaded page only
 adds its rows under the drawn ones (`timeline.drawing.plan_draw`): the rows on the page stay the same
-nodes, so the scroll position, an open element and the focus stay where they were.
+nodes, so the scroll position, an open element and the focus stay where they were. A turn's checks are
+one row ("3 checks", `timeline.folding`); pressing it draws its steps under it (and hides them again),
+each with its details and Replay from here; a fold stays open while the list is drawn again.
 A request the server refuses for want of a sign-in (401: the token was revoked or expired) says "sign in
 to ..." in the timeline's notice, never a generic error; a confirmed replay or edit comes back as its
 preview with what was typed, to confirm again once signed in.
@@ -19,10 +21,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..agentserver.errors import Unauthorized
+from ..agentserver.errors import StreamError, Unauthorized
 from ..bridge import dom
 from ..spec.validate import validate_spec
-from ..timeline import Append, Redraw, RestorePreview, Step, TimelineError, TimelineShown, plan_draw
+from ..timeline import Append, Fold, Redraw, RestorePreview, Row, Step, TimelineError, TimelineShown, plan_draw
 from ..ui.render import render_spec, render_template
 from ..ui.trusted import TemplateHtml
 from .timeline_edit import EDITS, nested_details_html, start_edit
@@ -41,6 +43,7 @@ SENTINEL = "sw-timeline-sentinel"
 
 _drawn: list[TimelineShown] = []  # what the list shows now: another thread's open details and preview are
 # cleared, and a loaded page appends to it
+_opened: set[str] = set()  # the folds of checks the inspector opened (their ids), on the thread drawn
 
 
 def draw(shown: TimelineShown) -> None:
@@ -48,14 +51,15 @@ def draw(shown: TimelineShown) -> None:
     if last is None or last.thread_id != shown.thread_id:
         dom.set_html("sw-step-details", "")
         dom.set_html("sw-restore", "")
+        _opened.clear()
     rows = dom.element("sw-timeline")
-    if last is not None and rows.childElementCount != len(last.steps):
+    if last is not None and rows.childElementCount != len(last.rows):
         last = None  # the list was emptied (another inspection opened) or changed under us
     plan = plan_draw(last, shown)
     if isinstance(plan, Append) and not _apply(rows, plan):
         plan = Redraw("a drawn row is missing")
     if isinstance(plan, Redraw):
-        dom.set_html(rows, render_template("timeline.j2", steps=shown.steps))
+        dom.set_html(rows, _rows_html(shown.rows))
     rows.dataset.draw = "redraw" if isinstance(plan, Redraw) else "append"  # what the last draw did
     _drawn[:] = [shown]
     dom.set_html("sw-branches", render_template("timeline_branches.j2", shown=shown))
@@ -64,16 +68,42 @@ def draw(shown: TimelineShown) -> None:
     dom.element(SENTINEL).hidden = not shown.more  # hidden: never in view, so nothing more is asked
 
 
+def _rows_html(rows: tuple[Row, ...] | list[Row]) -> TemplateHtml:
+    return render_template("timeline.j2", rows=rows, opened=_opened)
+
+
+def _row_node(rows: Any, row: Row) -> Any:
+    """The drawn list's own node for this row id, or None: a step's, or a fold's (keyed by its newest step, so a
+    step drawn alone that a loaded page makes the newest of a fold is found, and drawn again as the fold)."""
+    key = dom.css_escape(row.id)
+    return dom.query(rows, f':scope > li[data-checkpoint-id="{key}"], :scope > li[data-fold-id="{key}"]')
+
+
 def _apply(rows: Any, plan: Append) -> bool:
     """Draw the changed rows again in their places, then add the new ones at the end (False: a row is missing)."""
-    for step in plan.changed:
-        row = dom.query(rows, f':scope > li[data-checkpoint-id="{dom.css_escape(step.id)}"]')
-        if row is None:
+    for row in plan.changed:
+        node = _row_node(rows, row)
+        if node is None:
             return False
-        dom.replace_html(row, render_template("timeline.j2", steps=[step]))
+        dom.replace_html(node, _rows_html([row]))
     if plan.rows:
-        dom.insert_html(rows, "beforeend", render_template("timeline.j2", steps=plan.rows))
+        dom.insert_html(rows, "beforeend", _rows_html(plan.rows))
     return True
+
+
+def toggle_fold(fold_id: str) -> None:
+    """Open a fold of checks (its steps drawn under it) or close it; the focus stays on its button."""
+    shown = _drawn[0] if _drawn else None
+    fold = next((r for r in shown.rows if isinstance(r, Fold) and r.id == fold_id), None) if shown else None
+    node = _row_node(dom.element("sw-timeline"), fold) if fold is not None else None
+    if fold is None or node is None:
+        return
+    _opened.symmetric_difference_update({fold_id})
+    dom.replace_html(node, _rows_html([fold]))
+    again = _row_node(dom.element("sw-timeline"), fold)
+    button = dom.query(again, ":scope > .sw-fold-toggle") if again is not None else None
+    if button is not None:
+        button.focus()
 
 
 def _who(message: dict[str, Any]) -> str:
@@ -131,10 +161,13 @@ class TimelineControls:
         button = dom.closest(event.target, "[data-sw-travel]")
         if button is None:
             return
+        what = dom.attribute(button, "data-sw-travel") or ""
+        if what == "fold":  # only the list changes: nothing is read or run
+            toggle_fold(dom.attribute(button, "data-fold-id") or "")
+            return
         travel = self._travel()
         if travel is None:
             return
-        what = dom.attribute(button, "data-sw-travel") or ""
         try:
             await self._do(travel, what, button)
         except TimelineError as error:
@@ -142,6 +175,8 @@ class TimelineControls:
             travel.timeline.notice(f"{error.code}: {error}")
         except Unauthorized:  # the sign-in form is up (the client's on_unauthorized)
             travel.timeline.notice(SIGN_IN_TO_TRAVEL)
+        except StreamError:
+            pass  # the run from here failed: the status line says so and why (session.status_report)
 
     async def _do(self, travel: TimeTravel, what: str, button: Any) -> None:
         checkpoint = dom.attribute(button, "data-checkpoint-id") or ""

@@ -82,6 +82,7 @@ class InspectionSession:
                 await parts.loop.resume(answers)
             else:
                 await parts.timeline.refresh()
+                await parts.loop.report()
         return bool(answers)
 
     async def reopen(self, thread_id: str) -> None:
@@ -100,6 +101,7 @@ class InspectionSession:
                 await parts.loop.resume(answers)
             else:
                 await parts.timeline.refresh()
+                await parts.loop.report()  # where it is, though nothing ran
 
     async def say(self, text: str) -> str:
         """The inspector's message on the current thread: 'sent', 'waiting' (kept in the outbox), or

@@ -22,6 +22,7 @@ from .outbox import Outbox
 from .progress import StuckPolicy
 from .questions import QuestionCards, Questions
 from .reviews import ReviewCards, Reviews
+from .status_report import OnStatus, StatusReport
 from .stream import RunStream
 from .stuck import StuckGuard, StuckPanel
 from .thread import Thread, WaitForNetwork, backoff
@@ -47,6 +48,7 @@ class Hooks:
     stuck_panel: StuckPanel | None = None  # where a run that makes no progress is shown, with its choices
     stuck_policy: StuckPolicy = StuckPolicy()  # how long silence may last before a run is called stuck
     owner: Callable[[], str | None] = lambda: None  # the signed-in identity (None: the server has no sign-in)
+    on_status: OnStatus | None = None  # where the inspection is after each run (the status line)
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class ThreadParts:
                                   on_mismatch=hooks.on_contract_mismatch)
         outbox = Outbox(client, thread, stream, wait, on_waiting=hooks.on_outbox)
         timeline = TimelineFeed(client, thread, view)
-        loop = RunLoop(stream, answers, outbox, timeline, cancellation)
+        loop = RunLoop(stream, answers, outbox, timeline, cancellation, StatusReport(client, thread, hooks.on_status))
         actions = UiActions(client, thread, view, screen, loop, stream, wait)
         kept = KeptMessages(hooks.message_store, thread.id) if hooks.message_store is not None else None
         conversation = Conversation(client, thread, view, loop, stream, wait, on_outbox=hooks.on_messages, kept=kept)

@@ -7,7 +7,8 @@ Pure (no browser imports), tested under CPython from recorded real history pages
 - `nested` keeps a subgraph's own steps (the site walk's) under the graph's step each ran from;
 - `pager` loads it newest first with `limit` + `before`, retrying a failed page, through
 - `guard`, which binds each response to the timeline that asked (a late page of another thread is dropped);
-- `shown` is what the view draws (one branch, the switcher, a notice);
+- `shown` is what the view draws (one branch, the switcher, a notice), as rows where
+- `folding` folds a turn's internal checks into one row ("3 checks", opened on demand);
 - `drawing` decides whether a new `shown` appends rows to the drawn list or redraws it;
 - `preview` lists what a restore replaces and the external actions it would not undo;
 - `ahead` names the device tools a replay from a step will ask for, known before it starts;
@@ -32,6 +33,7 @@ from .errors import (
     UnknownCheckpoint,
 )
 from .facts import StepFacts, checkpoint_id, facts_of
+from .folding import Fold, Row, fold_steps
 from .guard import StaleGuard, Ticket
 from .naming import StepName, name_step
 from .nested import NestedSteps, checkpoint_object
@@ -41,10 +43,11 @@ from .shown import TimelineShown, shown
 from .tree import Branch, Step, TimelineTree
 
 __all__ = [
-    "PAGE_SIZE", "SIGN_IN_TO_LOAD", "Append", "Branch", "DeviceCall", "ExternalAction", "FetchPage",
+    "PAGE_SIZE", "SIGN_IN_TO_LOAD", "Append", "Branch", "DeviceCall", "ExternalAction", "FetchPage", "Fold",
     "HistoryNeedsSignIn", "HistoryPageFailed", "InvalidEdit", "LookupOrder", "NestedSteps", "Redraw",
-    "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "RunActive",
+    "ReplayDeclined", "ReplayWouldBeDeclined", "RestorePreview", "Row", "RunActive",
     "StaleGuard", "StaleResponse", "Step", "StepFacts", "StepName", "Ticket", "TimelineError", "TimelinePager",
     "TimelineShown", "TimelineTree", "UnknownCheckpoint", "check_actions", "checkpoint_id", "checkpoint_object",
-    "called_after", "device_calls_ahead", "facts_of", "name_step", "plan_draw", "restore_preview", "shown",
+    "called_after", "device_calls_ahead", "facts_of", "fold_steps", "name_step", "plan_draw", "restore_preview",
+    "shown",
 ]

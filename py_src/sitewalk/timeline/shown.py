@@ -1,9 +1,12 @@
-"""What the view draws of a timeline: one branch's loaded steps, the branch switcher, and a notice."""
+"""What the view draws of a timeline: one branch's loaded steps (as rows: a turn's checks folded into
+one, see `folding`), the branch switcher, and a notice."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+from .folding import Row, fold_steps
 from .tree import Branch, Step, TimelineTree
 
 __all__ = ["TimelineShown", "shown"]
@@ -18,6 +21,11 @@ class TimelineShown:
     live_head: str | None  # the thread's current checkpoint
     more: bool  # older steps can be loaded
     notice: str = ""  # a failed page, a replay that had nothing to do, ...
+
+    @cached_property
+    def rows(self) -> tuple[Row, ...]:
+        """The rows the list draws: the steps, each turn's checks folded into one row."""
+        return fold_steps(self.steps)
 
     @property
     def on_live_branch(self) -> bool:
