@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -133,11 +134,39 @@ def _wait_ready(server: AgentServer, timeout: float) -> None:
         time.sleep(0.25)
 
 
+def _absolute_spec(spec: str, base: Path) -> str:
+    """A graph or auth spec (`./path/file.py:name` or `module:name`) with a file path made absolute."""
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        return spec
+    return f"{(base / path).resolve()}:{name}"
+
+
+def isolated_config(config_path: Path, state_dir: Path, graphs: dict[str, str] | None = None) -> Path:
+    """A copy of ``config_path`` in ``state_dir`` with every path made absolute (``graphs`` replaces its
+    graphs when given). ``langgraph dev`` keeps its state in ``.langgraph_api/`` of the folder it runs in,
+    so a server run in ``state_dir`` shares nothing with another (tests run several at once)."""
+    base = config_path.resolve().parent
+    data = json.loads(config_path.read_text())
+    data["graphs"] = {k: _absolute_spec(v, base) for k, v in (graphs or data.get("graphs", {})).items()}
+    data["dependencies"] = [str((base / d).resolve()) if d.startswith(".") else d
+                            for d in data.get("dependencies", [])]
+    if isinstance(data.get("auth"), dict) and "path" in data["auth"]:
+        data["auth"]["path"] = _absolute_spec(data["auth"]["path"], base)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    copy = state_dir / "langgraph.json"
+    copy.write_text(json.dumps(data, indent=1))
+    return copy
+
+
 def start_agent_server(port: int | None = None, *, config: Path | str = "langgraph.json",
                        cwd: Path | str = ROOT, host: str = "127.0.0.1", timeout: float = 120.0,
-                       log_path: Path | str | None = None, env: dict[str, str] | None = None) -> AgentServer:
+                       log_path: Path | str | None = None, env: dict[str, str] | None = None,
+                       state_dir: Path | None = None) -> AgentServer:
     """Start ``langgraph dev`` on ``port`` (a free one if None) and wait for GET /ok.
 
+    With ``state_dir`` the server runs there, on a copy of the config (see isolated_config), and keeps
+    its state and log there instead of the project's ``.langgraph_api/``.
     Raises AgentServerError (with the exit code and the log's last lines) if
     it exits or does not answer within ``timeout`` seconds.
     """
@@ -146,6 +175,9 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     config_path = Path(config) if Path(config).is_absolute() else cwd / config
     if not config_path.exists():
         raise AgentServerError(f"agent server config {config_path.name} not found in {cwd}")
+    if state_dir is not None:
+        config_path, cwd = isolated_config(config_path, state_dir), state_dir
+        log_path = log_path or state_dir / "agent-server.log"
     if log_path is None:
         log_path = Path(tempfile.mkdtemp(prefix="sitewalk-agent-")) / f"agent-server-{port}.log"
     log_path = Path(log_path)
@@ -161,4 +193,4 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     return server
 
 
-__all__ = ["AgentServer", "agent_server_env", "free_port", "port_free", "start_agent_server"]
+__all__ = ["AgentServer", "agent_server_env", "free_port", "isolated_config", "port_free", "start_agent_server"]

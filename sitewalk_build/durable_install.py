@@ -7,6 +7,7 @@ Postgres comes from Debian's packages (`./sw serve --durable` installs them); Ae
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import hashlib
 import json
@@ -94,14 +95,28 @@ def _install_wanted(python: str) -> str:
 
 
 def ensure_installed() -> float:
-    """Build (or refresh) Aegra's venv; return the seconds it took (0 when already there)."""
+    """Build (or refresh) Aegra's venv; return the seconds it took (0 when already there).
+
+    Under a lock: parallel test workers each start a stack, and only one may build the venv."""
     python = find_python()
     stamp = VENV / ".sitewalk-installed"
     want = _install_wanted(python)
-    if stamp.exists() and stamp.read_text() == want and venv_python().exists():
+    if _installed(stamp, want):
         return 0.0
+    DURABLE.mkdir(parents=True, exist_ok=True)
+    with open(DURABLE / "install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _installed(stamp, want):
+            return 0.0  # another process installed it while this one waited
+        return _install(python, stamp, want)
+
+
+def _installed(stamp: Path, want: str) -> bool:
+    return stamp.exists() and stamp.read_text() == want and venv_python().exists()
+
+
+def _install(python: str, stamp: Path, want: str) -> float:
     started = time.monotonic()
-    VENV.parent.mkdir(parents=True, exist_ok=True)
     install_log = DURABLE / "aegra-install.log"
     log(f"installing Aegra into .durable/aegra-venv with {python} (log: {install_log.name})")
     pip = [str(venv_python()), "-m", "pip", "install", "--disable-pip-version-check"]

@@ -2,8 +2,8 @@
 
 `serve_agent(kind, name, env)` yields the URL of a real agent server and stops it afterwards:
 `inmem` is `langgraph dev`, started by build.py's `start_agent_server` (the one way the project starts
-it); `aegra` is the durable server (Aegra on Postgres, sitewalk_build.durable) in a cluster of its own
-under .durable/test-runs/, removed afterwards. `env` is added to the server's environment (e.g.
+it) in a state folder of its own; `aegra` is the durable server (Aegra on Postgres, sitewalk_build.durable)
+in a cluster of its own under .durable/test-runs/, removed afterwards. `env` is added to the server's environment (e.g.
 SITEWALK_TOKENS for sign-in). How long each took to start is kept for the session's summary.
 """
 
@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
+import tempfile
 import time
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -43,21 +38,19 @@ def serve_agent(kind: str, name: str, env: dict[str, str] | None = None) -> Iter
     if kind == "aegra":
         yield from _durable_agent_server(name, env)
         return
+    from build import start_agent_server
+
+    # A folder of its own for the server's `.langgraph_api/` state and log: servers of parallel test
+    # workers (pytest -n) share nothing, and a test run never touches the developer's threads.
+    state = Path(tempfile.mkdtemp(prefix=f"sitewalk-{name.replace('_', '-')}-"))
     started = time.monotonic()
-    server = _starter()(env=env)
+    server = start_agent_server(env=env, state_dir=state)
     SERVER_START_SECONDS[name] = time.monotonic() - started
     try:
         yield server.url
     finally:
         server.stop()
-
-
-def _starter() -> Callable[..., Any]:
-    try:
-        from build import start_agent_server
-    except ImportError:  # build.py not in this checkout: the same command, started here
-        return _start_agent_server
-    return start_agent_server
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def _durable_agent_server(name: str, env: dict[str, str] | None = None) -> Iterator[str]:
@@ -79,42 +72,3 @@ def _durable_agent_server(name: str, env: dict[str, str] | None = None) -> Itera
     finally:
         stack.stop()
         shutil.rmtree(home, ignore_errors=True)
-
-
-class _Server:
-    def __init__(self, process, url):
-        self.process, self.url = process, url
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-
-
-def _start_agent_server(port=None, timeout=120.0, env=None):
-    """Fallback only; build.py's start_agent_server is the project's one way to start the server."""
-    if port is None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-    exe = Path(sys.executable).with_name("langgraph")
-    cmd = [str(exe) if exe.exists() else "langgraph", "dev", "--no-browser", "--no-reload",
-           "--host", "127.0.0.1", "--port", str(port), "--config", "langgraph.json"]
-    env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-           "LANGGRAPH_NO_VERSION_CHECK": "true", **(env or {})}
-    process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    server = _Server(process, f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with urllib.request.urlopen(server.url + "/ok", timeout=2):
-                return server
-        except OSError:
-            time.sleep(0.25)
-    server.stop()
-    raise RuntimeError(f"agent server did not start (exit code {process.poll()})")

@@ -1,6 +1,9 @@
 """Shared fixtures. `agent_server`: one real agent server for the session, on a free port;
 `auth_server`: another, with sign-in (a token file), started when a test asks for it.
 
+Under pytest-xdist (`./sw test` runs `-n`) every worker is a session of its own: its own servers on
+their own ports and state folders, its own work-order database (under the worker's tmp folder).
+
 SITEWALK_SERVER picks which kind: `inmem` (default) is `langgraph dev`, `aegra` the durable server
 (see `agent_servers.serve_agent`). Set SITEWALK_AGENT_URL to use a server that is already running
 instead of `agent_server`.
@@ -9,6 +12,7 @@ instead of `agent_server`.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -52,6 +56,30 @@ def auth_server(workorders_db, tmp_path_factory):
 
     token_file = write_token_file(tmp_path_factory.mktemp("auth"))
     yield from serve_agent(server_kind(), "auth_server", env={"SITEWALK_TOKENS": str(token_file)})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def delete_output_dir():
+    """Overrides pytest-playwright's, which empties test-results/ in each session: under xdist a worker
+    starting late would delete the screens another worker has saved. It is emptied once, below."""
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the one process that is not an xdist worker
+        shutil.rmtree(session.config.getoption("--output", "test-results"), ignore_errors=True)
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workerinput"):  # hand the worker's start times to the controller
+        session.config.workeroutput["server_start_seconds"] = dict(SERVER_START_SECONDS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(xdist controller) a worker ended: keep its servers' start times for the summary."""
+    worker = node.gateway.id
+    for name, seconds in getattr(node, "workeroutput", {}).get("server_start_seconds", {}).items():
+        SERVER_START_SECONDS[f"{name} [{worker}]"] = seconds
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -21,6 +21,7 @@ import asyncio
 import copy
 import gc
 import json
+import sys
 import threading
 import time
 import tracemalloc
@@ -28,11 +29,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from recorded import load_history  # noqa: E402
+
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.timeline import Append, StaleGuard, TimelinePager, TimelineTree, plan_draw, shown
 from sitewalk.ui.render import render_template
 
-RECORDED = json.loads((Path(__file__).parents[1] / "unit" / "fixtures" / "history" / "confirm_fork.json").read_text())
+RECORDED = load_history("confirm_fork.json")
 
 
 def _history(n: int) -> list[bytes]:

@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
+pytestmark = pytest.mark.xdist_group("build")  # one worker: a site built once for the module
+
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:

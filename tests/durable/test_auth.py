@@ -23,6 +23,8 @@ from signin_helpers import write_token_file
 
 from sitewalk.contracts.audit import audit_namespace
 
+pytestmark = pytest.mark.xdist_group("auth")  # one worker: servers started once for the module
+
 ANA = ANA_INSPECTOR.headers
 BEN = BEN_INSPECTOR.headers
 DENIED = (403, 404)

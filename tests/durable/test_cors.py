@@ -16,6 +16,8 @@ from durable_helpers import start_test_stack, stop_test_stack
 from sitewalk_build.errors import AgentServerError
 from sitewalk_build.server_config import restricted_config
 
+pytestmark = pytest.mark.xdist_group("cors")  # one worker: servers started once for the module
+
 SITE = "http://127.0.0.1:8000"
 OTHER = "http://evil.example"
 

@@ -22,6 +22,8 @@ from durable_helpers import (
 from sitewalk.agentserver import AgentServerClient, pending_interrupts
 from sitewalk_build.durable import DurableError
 
+pytestmark = pytest.mark.xdist_group("two-servers")  # one worker: stacks started once for the module
+
 
 @pytest.fixture(scope="module")
 def two_servers():

@@ -22,6 +22,8 @@ from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.agentserver.schema import ThreadState
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 
+pytestmark = pytest.mark.xdist_group("delivery")  # one worker: the skewed server started once for the module
+
 SKEWED = Path(__file__).resolve().parent / "skewed_agent"
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
 

@@ -20,8 +20,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "durable"))
 from durable_helpers import start_test_stack, stop_test_stack  # noqa: E402
 
-pytestmark = pytest.mark.skipif(os.environ.get("SITEWALK_SERVER") != "aegra",
-                                reason="kills its own Aegra server mid-run: run with ./sw test-durable")
+pytestmark = [
+    pytest.mark.skipif(os.environ.get("SITEWALK_SERVER") != "aegra",
+                       reason="kills its own Aegra server mid-run: run with ./sw test-durable"),
+    pytest.mark.xdist_group("stuck-run"),  # one worker: the stack started once for the module
+]
 
 DRAFT = {"site": "Pier 9, west berth", "inspector": "Ana Ruiz", "findings": ["Cracked fender panel"], "risk": "high"}
 # The killed server's connections, and the rejoins tried while it is down.

@@ -7,6 +7,7 @@ import uuid
 
 import httpx
 from conftest_helpers import origin, poll
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from sitewalk_agent.workorders import WorkOrders
@@ -26,9 +27,15 @@ def _your_step(page, saying: str = ""):
     is older than a page."""
     yours = page.locator(f"{STEP}[data-kind='you']")
     said = (yours.filter(has_text=saying) if saying else yours).last
-    while said.count() == 0 and page.locator("#sw-timeline-older").is_visible():
+    older = page.locator("#sw-timeline-older")
+    for _ in range(12):  # at most a minute of pages
+        if said.count() or not older.is_visible():
+            break
         count = page.locator(STEP).count()
-        page.click("#sw-timeline-older")
+        try:
+            older.click(timeout=5_000)
+        except PlaywrightTimeoutError:
+            continue  # the timeline was drawn anew meanwhile (the run's end) and the button with it: look again
         page.locator(STEP).nth(count).wait_for()
     return said
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from langgraph_sdk import get_client
 
 from sitewalk.agentserver.client import AgentServerClient
@@ -50,19 +51,27 @@ async def _confirmed_inspection(url: str) -> str:
     return tid
 
 
+def _audit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The audit command in this process (`_cli` checks the `python -m` entry once): exit code, out, err."""
+    capsys.readouterr()
+    code = audit_main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sitewalk_agent.audit", *args], cwd=ROOT / "py_src",
                           capture_output=True, text=True, timeout=60)
 
 
-def test_a_whole_trail_verifies_and_no_client_may_rewrite_it(agent_server):
+def test_a_whole_trail_verifies_and_no_client_may_rewrite_it(agent_server, capsys):
     """Without sign-in too: the store API refuses every put and delete in a trail (only the graph writes
     it), so a record cannot be edited through it, and the trail stays whole. (Edits below the API are
     caught: tests/durable/test_audit_tamper.py.)"""
     tid = asyncio.run(_confirmed_inspection(agent_server))
     whole = _cli("verify", tid, "--server", agent_server)
     assert whole.returncode == 0, whole.stderr
-    exported = json.loads(_cli("export", tid, "--server", agent_server).stdout)
+    exported = json.loads(_audit(capsys, "export", tid, "--server", agent_server)[1])
     kinds = [r["kind"] for r in exported["records"]]
     assert kinds.count("tool_call") >= 2 and "ui_action" in kinds  # read_local_draft, render_ui, the press
     victim = next(r for r in exported["records"] if r["tool_name"] == "read_local_draft")
@@ -82,8 +91,8 @@ def test_a_whole_trail_verifies_and_no_client_may_rewrite_it(agent_server):
         return statuses
 
     assert asyncio.run(tamper()) == [403, 403]
-    assert json.loads(_cli("export", tid, "--server", agent_server).stdout) == exported
-    assert _cli("verify", tid, "--server", agent_server).returncode == 0
+    assert json.loads(_audit(capsys, "export", tid, "--server", agent_server)[1]) == exported
+    assert _audit(capsys, "verify", tid, "--server", agent_server)[0] == 0
     whole_in_app = asyncio.run(_app_trail(agent_server, tid))
     assert whole_in_app.problem is None and len(whole_in_app.records) == len(exported["records"])
     assert 'data-chain="broken"' not in render_template("audit_trail.j2", trail=whole_in_app)
@@ -136,7 +145,7 @@ def test_a_refused_read_exits_2(capsys):
     assert "401" in capsys.readouterr().err
 
 
-def test_review_decisions_on_the_real_server_are_on_a_whole_chain(agent_server):
+def test_review_decisions_on_the_real_server_are_on_a_whole_chain(agent_server, capsys):
     async def reviewed() -> str:
         client = get_client(url=agent_server)
         tid = (await client.threads.create())["thread_id"]
@@ -152,8 +161,8 @@ def test_review_decisions_on_the_real_server_are_on_a_whole_chain(agent_server):
         return tid
 
     tid = asyncio.run(reviewed())
-    assert _cli("verify", tid, "--server", agent_server).returncode == 0
-    records = json.loads(_cli("export", tid, "--server", agent_server).stdout)["records"]
+    assert _audit(capsys, "verify", tid, "--server", agent_server)[0] == 0
+    records = json.loads(_audit(capsys, "export", tid, "--server", agent_server)[1])["records"]
     approved = [r for r in records if r["kind"] == "review_decision"]
     assert len(approved) == 3 and all(r["review_status"] == "approved" for r in approved)
     ran = [r for r in records if r["kind"] == "tool_call" and r["tool_name"] in ("create_work_order",

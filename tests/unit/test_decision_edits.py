@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_agent_server import BASE_URL, FakeTransport, RecordingView, counted_registry, sse
+from recorded import load_history
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.screen_feed import ScreenFeed
@@ -21,7 +21,7 @@ from sitewalk.session.thread import Thread
 from sitewalk.timeline import InvalidEdit, RunActive, TimelineTree, UnknownCheckpoint
 from sitewalk.timeline.decisions import UNREADABLE, decide, effects, order_key, reviewed_step
 
-RECORDED = json.loads((Path(__file__).parent / "fixtures" / "history" / "review_decided.json").read_text())
+RECORDED = load_history("review_decided.json")
 THREAD = RECORDED["thread_id"]
 ENTRIES = {e["checkpoint"]["checkpoint_id"]: e for e in RECORDED["all"]}
 BOLT, DRAIN = "Loose bolt on the east rail", "Corroded drain cover"  # scripted_model.REVIEW_SUBJECTS

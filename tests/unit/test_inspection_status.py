@@ -4,11 +4,10 @@ keep after a run that ended in error."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from recorded import load_history
 
 from sitewalk.inspection_status import (
     DONE,
@@ -21,11 +20,9 @@ from sitewalk.inspection_status import (
     status_of_thread,
 )
 
-HISTORY = Path(__file__).parent / "fixtures" / "history"
-
 
 def _entries(name: str) -> list[dict[str, Any]]:
-    recorded = json.loads((HISTORY / f"{name}.json").read_text())
+    recorded = load_history(f"{name}.json")
     return recorded.get("all") or [entry for page in recorded["pages"] for entry in page]
 
 

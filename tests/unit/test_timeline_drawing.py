@@ -7,20 +7,18 @@ drawn before must give exactly the rows a full redraw would, page after page."""
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
 
 import pytest
+from recorded import load_history
 
 from sitewalk.session.history import TimelineFeed
 from sitewalk.session.thread import Thread
 from sitewalk.timeline import Append, Fold, Redraw, TimelineShown, TimelineTree, fold_steps, plan_draw, shown
 from sitewalk.ui.render import render_template
 
-FIXTURES = Path(__file__).parent / "fixtures" / "history"
-FORK = json.loads((FIXTURES / "confirm_fork.json").read_text())
-WALK = json.loads((FIXTURES / "site_walk.json").read_text())
-REVIEW = json.loads((FIXTURES / "review_decided.json").read_text())  # one page: `all`
+FORK = load_history("confirm_fork.json")
+WALK = load_history("site_walk.json")
+REVIEW = load_history("review_decided.json")  # one page: `all`
 
 
 class _Client:

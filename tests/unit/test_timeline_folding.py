@@ -3,21 +3,20 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
-from pathlib import Path
+
+from recorded import load_history
 
 from sitewalk.timeline import Fold, Step, TimelineTree, fold_steps, shown
 from sitewalk.timeline.folding import foldable
 from sitewalk.ui.render import render_template
 
-HISTORY = Path(__file__).parent / "fixtures" / "history"
 CHECK = "Checked the agent's work"
 
 
 def _tree(name: str) -> TimelineTree:
-    recorded = json.loads((HISTORY / f"{name}.json").read_text())
+    recorded = load_history(f"{name}.json")
     tree = TimelineTree()
     for page in recorded.get("pages") or [recorded["all"]]:
         tree.add_page(page, 1000)
@@ -47,7 +46,7 @@ def test_each_turn_folds_on_its_own_and_the_steps_that_matter_stay_rows():
     old = next(b for b in tree.branches() if not b.live)
     rows = fold_steps(tree.steps(old.head))
     folds = [r for r in rows if isinstance(r, Fold)]
-    assert [f.title for f in folds] == ["2 checks", "2 checks", "3 checks", "2 checks"]  # one per turn
+    assert [f.title for f in folds] == ["3 checks", "3 checks", "4 checks", "3 checks"]  # one per turn
     assert _titles(rows)[-3:] == ["Decided to ask for your draft", "You said: Start inspection inspection-42 "
                                   "script: confirm", "Started a run"]  # where the run began is not folded
     assert all(not isinstance(a, Fold) or not isinstance(b, Fold) for a, b in zip(rows, rows[1:], strict=False))

@@ -5,15 +5,15 @@ questions and answered 7, then that answer changed to 12 with update_state."""
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
+
+from recorded import load_history
 
 from sitewalk.session.history import TimelineFeed
 from sitewalk.session.thread import Thread
 from sitewalk.timeline import TimelineTree, facts_of, name_step
 from sitewalk.timeline.nested import checkpoint_object
 
-RECORDED = json.loads((Path(__file__).parent / "fixtures" / "history" / "site_walk.json").read_text())
+RECORDED = load_history("site_walk.json")
 NS = RECORDED["namespace"]
 GRAPH = [e for page in RECORDED["pages"] for e in page]
 WALK = [e for page in RECORDED["nested_pages"] for e in page]

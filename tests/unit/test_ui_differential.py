@@ -13,6 +13,8 @@ from json_render_peer import json_render_verdicts
 
 from sitewalk.spec.validate import validate_spec
 
+pytestmark = pytest.mark.xdist_group("ui-differential")  # one worker: the peer answers once
+
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "specs").glob("*.json"))
 
 # Specs Sitewalk rejects and json-render accepts, on purpose: file -> why.

@@ -9,6 +9,8 @@ import pytest
 from json_render_peer import json_render_verdicts
 from test_spec_inline import split_in_pieces
 
+pytestmark = pytest.mark.xdist_group("ui-inline-differential")  # one worker: the peer answers once
+
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "inline").glob("*.txt"))
 
 # file -> why the split differs on purpose

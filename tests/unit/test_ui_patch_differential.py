@@ -8,6 +8,8 @@ from json_render_peer import json_render_verdicts
 
 from sitewalk.spec.patch_stream import PatchStream
 
+pytestmark = pytest.mark.xdist_group("ui-patch-differential")  # one worker: the peer answers once
+
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "patches").glob("*.jsonl"))
 
 # file -> why the documents differ on purpose
