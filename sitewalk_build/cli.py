@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from sitewalk_build.assemble import build
+from sitewalk_build.assemble import build, build_lock, build_unlocked
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
@@ -46,10 +46,14 @@ def parser() -> argparse.ArgumentParser:
 def cmd_build(args: argparse.Namespace) -> int:
     server = getattr(args, "server", DEFAULT_SERVER_URL)
     dist = Path(getattr(args, "dist", DIST))
-    if getattr(args, "force", False) or is_stale(dist, server_url=server):
+    if getattr(args, "force", False):
         build(dist, server_url=server)
     else:
-        log(f"{dist.name}/ is up to date")
+        with build_lock():  # checked and built under one lock: two `./sw test` at once build once
+            if is_stale(dist, server_url=server):
+                build_unlocked(dist, server_url=server)
+            else:
+                log(f"{dist.name}/ is up to date")
     if getattr(args, "assistant", None):  # configuration like the server URL (?assistant= overrides it)
         config_file = dist / "config.json"
         config = json.loads(config_file.read_text())
