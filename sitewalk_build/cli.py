@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sitewalk_build.assemble import build
+from sitewalk_build.assemble import build, build_lock, build_unlocked
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST
@@ -52,10 +52,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     if assistant is None:
         assistant = (read_stamp(dist) or {}).get("assistantId")
     assistant = assistant or None
-    if getattr(args, "force", False) or is_stale(dist, server_url=server, assistant_id=assistant):
+    if getattr(args, "force", False):
         build(dist, server_url=server, assistant_id=assistant)
-    else:
-        log(f"{dist.name}/ is up to date")
+        return 0
+    with build_lock():  # checked and built under one lock: two `./sw test` at once build once
+        if is_stale(dist, server_url=server, assistant_id=assistant):
+            build_unlocked(dist, server_url=server, assistant_id=assistant)
+        else:
+            log(f"{dist.name}/ is up to date")
     return 0
 
 
