@@ -110,7 +110,7 @@ def test_the_start_form_the_card_the_timeline_and_the_audit_trail(app, screens):
     app.seed_draft(inspection, {**DRAFT, "risk": "medium"})
     app.start(inspection)
     screens.check("card")
-    page.locator("#sw-timeline li .sw-step-open").first.click()
+    page.locator("#sw-timeline li .sw-step-open[data-sw-travel='details']").first.click()  # a step, not a fold
     page.locator(".sw-step-view").wait_for()
     screens.check("timeline step open")
     page.locator("#sw-timeline li[data-kind='you'] [data-sw-travel='replay']").last.click()
