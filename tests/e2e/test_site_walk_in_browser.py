@@ -200,7 +200,7 @@ def test_the_first_minute_without_a_draft_blank_draft_then_the_walk_then_done(ap
     second = page.locator(f"{QUESTION}[data-question-id='corroded_bolts']")
     second.locator("input").fill("2")
     app.screenshot("3-answer")
-    second.locator("[data-question-answer='number']").click()
+    second.locator("input").press("Enter")  # the phone keyboard's Go key sends it, as the Send button does
     _shown(app, "Corroded bolts: 2")
     app.wait_finished(inspection)
     assert "Handrail secure: yes" in card.inner_text()

@@ -27,7 +27,8 @@ class QuestionCardsView:
         self.on_answer = on_answer
         self.pending: list[dict[str, Any]] = []
         self.refusals: dict[str, tuple[str, str]] = {}  # interrupt id -> (code, message), until drawn anew
-        self._region = CardRegion(CONTAINER, "sw-questions", self._on_click, "Questions from the agent")
+        self._region = CardRegion(CONTAINER, "sw-questions", self._on_click, "Questions from the agent",
+                                  on_keydown=self._on_keydown)
 
     def questions(self, pending: list[dict[str, Any]]) -> None:
         before = {q["interrupt_id"] for q in self.pending}
@@ -68,6 +69,16 @@ class QuestionCardsView:
             await self.on_answer(interrupt_id, raw)
         finally:
             card.removeAttribute("aria-busy")
+
+    def _on_keydown(self, event: Any) -> None:
+        """Enter in a number field sends it, as a phone keyboard's Go key promises (the field is no form)."""
+        if str(event.key) != "Enter" or dom.closest(event.target, ".sw-question-number") is None:
+            return
+        card = dom.closest(event.target, "[data-interrupt-id]")
+        send = dom.query(card, "[data-question-answer='number']") if card is not None else None
+        if send is not None:
+            event.preventDefault()
+            send.click()
 
 
 def _typed(node: Any) -> dict[str, str]:

@@ -17,11 +17,13 @@ AFTER = "sw-tool-calls"  # the regions follow the tool calls
 
 
 class CardRegion:
-    def __init__(self, element_id: str, css_class: str, on_click: Callable[[Any], Any], label: str) -> None:
+    def __init__(self, element_id: str, css_class: str, on_click: Callable[[Any], Any], label: str,
+                 on_keydown: Callable[[Any], Any] | None = None) -> None:
         self.element_id = element_id
         self.css_class = css_class
         self.label = label
         self.on_click = on_click
+        self.on_keydown = on_keydown
         self._listener: Any = None
 
     def node(self) -> Any:
@@ -33,6 +35,8 @@ class CardRegion:
         if self._listener is None:
             self._listener = tasks.handler(self.on_click)
             node.addEventListener("click", self._listener)
+            if self.on_keydown is not None:
+                node.addEventListener("keydown", tasks.handler(self.on_keydown))
         return node
 
 
