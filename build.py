@@ -44,7 +44,7 @@ from sitewalk_build.bench import DESKTOP, PHONE, Profile, run_bench
 from sitewalk_build.browser import CHROMIUM_ARGS, chromium_launch_args, wait_js
 from sitewalk_build.bundle import canonical, load_bundle
 from sitewalk_build.cli import main
-from sitewalk_build.errors import AgentServerError, BuildError
+from sitewalk_build.errors import AgentServerStartError, BuildError
 from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
 from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST, ROOT
 from sitewalk_build.policy import csp, scan_dist
@@ -56,7 +56,7 @@ __all__ = [
     "DIST",
     "DEFAULT_SERVER_URL",
     "BuildError",
-    "AgentServerError",
+    "AgentServerStartError",
     "AgentServer",
     "StaticServer",
     "STAGES",

@@ -4,7 +4,7 @@
 done here, one concern a module:
 
     paths          where the inputs and outputs live
-    errors         BuildError, AgentServerError, log()
+    errors         BuildError, AgentServerStartError, log()
     digests        sha256 / subresource integrity / npm integrity, deterministic zip entries, commands
     bundle         [tool.sitewalk.bundle] of pyproject.toml, and the lock built from it
     fetch          the pinned Pyodide core and wheels, downloaded into .cache/ and verified

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from sitewalk_build.errors import AgentServerError
+from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import ROOT
 from sitewalk_build.process_group import stop_process_group
 
@@ -49,7 +49,7 @@ def _langgraph_exe() -> str:
         return str(cand)
     found = shutil.which("langgraph")
     if not found:
-        raise AgentServerError(
+        raise AgentServerStartError(
             "the `langgraph` CLI is not installed: pip install -e '.[dev]' (langgraph-cli[inmem])")
     return found
 
@@ -123,12 +123,12 @@ def _wait_ready(server: AgentServer, timeout: float) -> None:
     while not _answers_ok(server.url):
         if server.process.poll() is not None:
             server.stop()
-            raise AgentServerError(
+            raise AgentServerStartError(
                 f"agent server exited with code {server.process.returncode} while starting; "
                 f"last lines of {server.log_path.name}:\n{server.log_tail()}")
         if time.monotonic() > deadline:
             server.stop()
-            raise AgentServerError(
+            raise AgentServerStartError(
                 f"agent server did not answer GET /ok within {timeout:.0f} s; "
                 f"last lines of its log:\n{server.log_tail()}")
         time.sleep(0.25)
@@ -167,14 +167,14 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
 
     With ``state_dir`` the server runs there, on a copy of the config (see isolated_config), and keeps
     its state and log there instead of the project's ``.langgraph_api/``.
-    Raises AgentServerError (with the exit code and the log's last lines) if
+    Raises AgentServerStartError (with the exit code and the log's last lines) if
     it exits or does not answer within ``timeout`` seconds.
     """
     cwd = Path(cwd)
     port = port or free_port(host)
     config_path = Path(config) if Path(config).is_absolute() else cwd / config
     if not config_path.exists():
-        raise AgentServerError(f"agent server config {config_path.name} not found in {cwd}")
+        raise AgentServerStartError(f"agent server config {config_path.name} not found in {cwd}")
     if state_dir is not None:
         config_path, cwd = isolated_config(config_path, state_dir), state_dir
         log_path = log_path or state_dir / "agent-server.log"

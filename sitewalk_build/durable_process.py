@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitewalk_build.errors import AgentServerError
+from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import ROOT
 from sitewalk_build.process_group import stop_process_group
 
@@ -24,7 +24,7 @@ HOST = "127.0.0.1"
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-class DurableError(AgentServerError):
+class DurableError(AgentServerStartError):
     """The durable stack could not be installed or started, or a part of it died."""
 
 

@@ -9,8 +9,9 @@ class BuildError(RuntimeError):
     """The build could not produce a verified dist/."""
 
 
-class AgentServerError(RuntimeError):
-    """The agent server failed to start or died."""
+class AgentServerStartError(RuntimeError):
+    """The agent server could not be started (its command, its config) or died; not the client's
+    `sitewalk.agentserver.AgentServerError`, which is an error answer of a running server."""
 
 
 def log(msg: str) -> None:

@@ -31,7 +31,7 @@ LOOPBACK_SOURCE_RE = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\]):\*$
 CSP_META_RE = re.compile(r'http-equiv="Content-Security-Policy"\s+content="([^"]*)"')
 
 # The one Trusted Types policy the page may create: the app's HTML policy (py_src/sitewalk/bridge/dom.py,
-# named in sitewalk/ui/trusted.py; a unit test keeps the two names equal).
+# named in sitewalk/base/trusted.py; a unit test keeps the two names equal).
 TRUSTED_TYPES_POLICY = "sitewalk"
 
 

@@ -11,7 +11,7 @@ from types import FrameType
 from sitewalk_build.agent_server import AgentServer, port_free, start_agent_server
 from sitewalk_build.assemble import ensure_built
 from sitewalk_build.durable import DurableServer, start_durable
-from sitewalk_build.errors import AgentServerError, log
+from sitewalk_build.errors import AgentServerStartError, log
 from sitewalk_build.paths import CACHE, ROOT
 from sitewalk_build.server_config import restricted_config
 from sitewalk_build.static_server import app_url, serve_static
@@ -43,12 +43,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         if args.allow_origin:  # CORS: only the site's origins (langgraph.json itself allows any)
             args.config = str(restricted_config(args.allow_origin, ROOT / args.config))
-        if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerError
+        if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerStartError
             agent = start_durable(args.workers, port=args.server_port, config=args.config)
         else:
             agent = start_agent_server(args.server_port, config=args.config,
                                        log_path=CACHE / "logs" / "agent-server.log")
-    except AgentServerError as exc:
+    except AgentServerStartError as exc:
         log(str(exc))
         return 2
     port = args.port

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitewalk_build.errors import AgentServerError
+from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import ROOT
 
 __all__ = ["restricted_config"]
@@ -25,7 +25,7 @@ __all__ = ["restricted_config"]
 def _origin(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
-        raise AgentServerError(f"not an origin (scheme://host[:port]): {url!r}")
+        raise AgentServerStartError(f"not an origin (scheme://host[:port]): {url!r}")
     return f"{parts.scheme}://{parts.netloc}"
 
 
@@ -41,7 +41,7 @@ def restricted_config(origins: Sequence[str], source: Path = ROOT / "langgraph.j
                       out: Path | None = None) -> Path:
     """Write `source` with `http.cors.allow_origins` = `origins` to `out` (default beside .cache/); return it."""
     if not origins:
-        raise AgentServerError("restricted_config needs at least one origin")
+        raise AgentServerStartError("restricted_config needs at least one origin")
     config: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
     base = source.resolve().parent
     config["graphs"] = {name: _absolute(ref, base) for name, ref in config.get("graphs", {}).items()}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .agentserver.client import AgentServerClient
-from .agentserver.errors import AgentServerError, Unauthorized
+from .base.server_errors import AgentServerError, Unauthorized
 from .inspection_status import InspectionStatus, needs_state, status_of_state, status_of_thread
 
 __all__ = ["PAGE_SIZE", "Inspection", "InspectionList"]

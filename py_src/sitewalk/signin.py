@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .agentserver.client import AgentServerClient
-from .agentserver.errors import AgentServerError, Unauthorized
+from .base.server_errors import AgentServerError, Unauthorized
 from .device_storage import KeyValueStore
 
 __all__ = ["WHOAMI", "Identity", "SignIn", "SignInError", "SignInUnavailable", "TokenInvalid", "TokenRefused",

@@ -55,8 +55,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
-from langchain.agents.middleware.human_in_the_loop import Action, _answer_message
+from langchain.agents.middleware import InterruptOnConfig
+from langchain.agents.middleware.human_in_the_loop import Action
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
@@ -73,6 +73,7 @@ from sitewalk_agent.review_check import (
     check_decision,
     decision_schema,
 )
+from sitewalk_agent.upstream import PerCallReview, answer_message
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
            "args_hash", "review_policy"]
@@ -99,7 +100,7 @@ def review_policy() -> dict[str, bool | InterruptOnConfig]:
             for name, text in _DESCRIPTIONS.items()}
 
 
-class ReviewMiddleware(HumanInTheLoopMiddleware):
+class ReviewMiddleware(PerCallReview):
     """Per-call review of the field actions; every decision must name the args revision it saw."""
 
     def __init__(self, interrupt_on: dict[str, bool | InterruptOnConfig] | None = None) -> None:
@@ -116,14 +117,14 @@ class ReviewMiddleware(HumanInTheLoopMiddleware):
             if decision is not None:
                 await _audit_decision(request, decision)
 
-    def _resolve_per_call(self, request: ToolCallRequest) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
+    def resolve_call(self, request: ToolCallRequest) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
         config = self.interrupt_on.get(request.tool_call["name"])
         when = config.get("when") if config else None
         if config is None or (when is not None and not when(request)):
             return request, None
         name, allowed = request.tool_call["name"], [str(d) for d in config["allowed_decisions"]]
         pending = args_hash(request.tool_call["args"])
-        value = {**self._tool_approval_request(request, config), "args_revision": PENDING_REVISION,
+        value = {**self.approval_request(request, config), "args_revision": PENDING_REVISION,
                  "args_hash": pending}
         schema = decision_schema(name, allowed, request.tool)  # published to clients, checked below
         refusals = 0
@@ -144,8 +145,8 @@ class ReviewMiddleware(HumanInTheLoopMiddleware):
             return request, None
         if decision["type"] == "edit":
             executed: Action = decision["edited_action"]
-            return self._apply_edit(request, executed), executed
-        return _answer_message(request.tool_call, decision)
+            return self.apply_edit(request, executed), executed
+        return answer_message(request.tool_call, decision)
 
 
 def _kind(answer: Any) -> str | None:

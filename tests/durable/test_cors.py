@@ -13,7 +13,7 @@ import httpx
 import pytest
 from durable_helpers import start_test_stack, stop_test_stack
 
-from sitewalk_build.errors import AgentServerError
+from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.server_config import restricted_config
 
 pytestmark = pytest.mark.xdist_group("cors")  # one worker: servers started once for the module
@@ -64,5 +64,5 @@ def test_the_restricted_config_keeps_the_graphs(config):
     written = json.loads(open(config).read())
     assert written["http"]["cors"]["allow_origins"] == [SITE]
     assert all(ref.startswith("/") for ref in written["graphs"].values())
-    with pytest.raises(AgentServerError, match="not an origin"):
+    with pytest.raises(AgentServerStartError, match="not an origin"):
         restricted_config(["127.0.0.1:8000/app"])

@@ -55,7 +55,7 @@ def test_the_apps_policy_refuses_html_that_is_not_its_template_output(app):
     page = app.open().page
     outcome = page.evaluate("""async () => window.__sitewalkPyodide.runPythonAsync(`
 from sitewalk.bridge import dom
-from sitewalk.ui.trusted import UntrustedHtml
+from sitewalk.base.trusted import UntrustedHtml
 try:
     dom.set_html("sw-status", "<b>x</b>")
     outcome = "written"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitewalk.agentserver.errors import ServerUnreachable
+from sitewalk.base.server_errors import ServerUnreachable
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BASE_URL = "http://agent.test"

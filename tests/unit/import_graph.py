@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "BROWSER_MODULES", "Import", "browser_imports", "find_cycle", "import_graph", "imports_of", "modules_under",
-    "private_uses",
+    "BROWSER_MODULES", "Import", "browser_imports", "find_cycle", "import_graph", "imports_of", "layer_violations",
+    "modules_under", "package_graph", "private_uses", "read_layers", "unit_of",
 ]
 
 # Top-level names that exist only in the browser (Pyodide).
@@ -132,6 +132,49 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     except graphlib.CycleError as exc:
         return list(exc.args[1])
     return None
+
+
+def unit_of(module: str, split: frozenset[str]) -> str:
+    """The package a module counts for in the layer order: `sitewalk.bridge.dom` -> `sitewalk.bridge`
+    for a package in `split` (its subpackages and top-level modules are the units), else the top-level
+    package itself (`sitewalk_agent.audit.context` -> `sitewalk_agent`)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] in split else parts[0]
+
+
+def package_graph(graph: dict[str, set[str]], split: frozenset[str]) -> dict[str, set[str]]:
+    """The module graph folded onto units (see `unit_of`): unit -> the other units it imports."""
+    folded: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        unit = unit_of(module, split)
+        folded.setdefault(unit, set()).update(unit_of(t, split) for t in targets)
+        folded[unit].discard(unit)
+    return folded
+
+
+def read_layers(markdown: str, heading: str = "## Layer order") -> list[list[str]]:
+    """The layer order written under `heading`: the first fenced block after it, a layer a line,
+    lowest first, as `N. name, name` (the number is for the reader)."""
+    after = markdown.split(heading, 1)[1]
+    block = after.split("```", 2)[1]
+    lines = [line.strip() for line in block.splitlines()[1:] if line.strip()]
+    return [[name.strip() for name in line.split(".", 1)[1].split(",") if name.strip()] for line in lines]
+
+
+def layer_violations(graph: dict[str, set[str]], layers: list[list[str]]) -> list[str]:
+    """Every import between units that the order forbids: a unit imports only units of lower layers
+    (not its peers, not above), so no cycle between units can exist. Units missing from the order,
+    and names in the order that are no unit, are violations too."""
+    level = {name: index for index, layer in enumerate(layers) for name in layer}
+    found = [f"{unit}: not in the layer order" for unit in sorted(graph) if unit not in level]
+    found += [f"{name}: in the layer order but no such package" for name in sorted(level) if name not in graph]
+    for unit in sorted(graph):
+        for target in sorted(graph[unit]):
+            if unit in level and target in level and level[target] >= level[unit]:
+                where = "a peer" if level[target] == level[unit] else "a higher layer"
+                found.append(f"{unit} imports {target}, {where}")
+    return found
+
 
 def browser_imports(root: Path, packages: list[str], allowed: str) -> list[Import]:
     """Imports of a browser-only module (`BROWSER_MODULES`) made outside the package `allowed`."""

@@ -1,10 +1,10 @@
-"""The rule for moving the inspector's focus (sitewalk.ui.attention): never away from text being typed."""
+"""The rule for moving the inspector's focus (sitewalk.bridge.attention): never away from text being typed."""
 
 from __future__ import annotations
 
 import pytest
 
-from sitewalk.ui.attention import is_typing
+from sitewalk.bridge.attention import is_typing
 
 
 @pytest.mark.parametrize(("tag", "kind", "value"), [

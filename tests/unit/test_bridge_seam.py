@@ -1,4 +1,4 @@
-"""The browser seam under CPython: `is_none`, and the one place that picks the transport."""
+"""The browser seam under CPython: `is_none`, and the transport the app hands the client."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib
 import sys
 import types
 
-from sitewalk.agentserver import HttpxTransport, default_transport
+from sitewalk.agentserver import AgentServerClient, HttpxTransport, Transport
 from sitewalk.bridge import is_none, or_none
 
 
@@ -26,28 +26,27 @@ def test_the_bridge_package_imports_without_a_browser():
     assert "js" not in sys.modules  # importing sitewalk.bridge above did not need (or fake) one
 
 
-def test_cpython_gets_the_httpx_transport():
-    assert isinstance(default_transport(), HttpxTransport)
+def test_the_client_uses_httpx_unless_handed_a_transport():
+    assert isinstance(AgentServerClient("http://agent.test")._http.transport, HttpxTransport)
+    handed = HttpxTransport()
+    assert AgentServerClient("http://agent.test", transport=handed)._http.transport is handed
 
 
-def test_under_pyodide_the_seam_picks_the_browser_fetch_transport(monkeypatch):
+def test_the_browser_transport_the_app_hands_in_is_a_transport(monkeypatch):
     # Stand-ins for the modules Pyodide provides: enough for bridge.fetch to import.
     js = types.ModuleType("js")
     pyodide = types.ModuleType("pyodide")
     ffi = types.ModuleType("pyodide.ffi")
     ffi.JsException = type("JsException", (Exception,), {})
     ffi.to_js = lambda value, **_: value
-    for name, module in {"js": js, "pyodide": pyodide, "pyodide.ffi": ffi,
-                         "_pyodide_core": types.ModuleType("_pyodide_core")}.items():
+    for name, module in {"js": js, "pyodide": pyodide, "pyodide.ffi": ffi}.items():
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.delitem(sys.modules, "sitewalk.bridge.fetch", raising=False)
-    compat = importlib.import_module("sitewalk.agentserver._compat")
     try:
-        importlib.reload(compat)
-        assert compat.IN_BROWSER
-        assert type(compat.default_transport()).__module__ == "sitewalk.bridge.fetch"
+        fetch = importlib.import_module("sitewalk.bridge.fetch")
+        transport = fetch.BrowserTransport()
+        assert isinstance(transport, Transport)
+        assert AgentServerClient("http://agent.test", transport=transport)._http.transport is transport
     finally:
         monkeypatch.undo()
         sys.modules.pop("sitewalk.bridge.fetch", None)
-        importlib.reload(compat)
-    assert not compat.IN_BROWSER and isinstance(compat.default_transport(), HttpxTransport)

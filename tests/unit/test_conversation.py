@@ -21,7 +21,7 @@ from fake_agent_server import (
 )
 from sessions_for_tests import session_on, thread_server
 
-from sitewalk.agentserver.errors import error_for_status
+from sitewalk.base.server_errors import error_for_status
 from sitewalk.session.conversation import WAITING_FOR_ANSWER, WAITING_FOR_OTHER_RUN, WAITING_FOR_RUN
 
 CHECKPOINT: dict[str, Any] = {

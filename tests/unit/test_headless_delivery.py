@@ -210,7 +210,7 @@ def _flaky_resumes(client, *, deliver_first: bool, failures: int = 1):
     """Make the next `failures` resume streams fail as the browser's fetch does offline. With
     `deliver_first` the request reaches the server (its stream is read to the end) and only the
     answer is lost: the outcome the client cannot know."""
-    from sitewalk.agentserver.errors import ServerUnreachable
+    from sitewalk.base.server_errors import ServerUnreachable
 
     real_stream = client.runs.stream
     sent: list[dict] = []

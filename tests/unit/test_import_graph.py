@@ -1,4 +1,5 @@
-"""Static checks of py_src's imports: no cycles anywhere, and only `sitewalk.bridge` touches the browser.
+"""Static checks of py_src's imports: no cycles anywhere, packages in the one layer order written in
+docs/architecture.md (nothing imports sideways or up), and only `sitewalk.bridge` touches the browser.
 
 The checker (import_graph.py) reads the source; it is tried first on tiny synthetic packages, so a
 check that stopped seeing cycles or browser imports would fail here rather than pass everywhere.
@@ -9,10 +10,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from import_graph import browser_imports, find_cycle, import_graph, imports_of, private_uses
+from import_graph import (
+    browser_imports,
+    find_cycle,
+    import_graph,
+    imports_of,
+    layer_violations,
+    package_graph,
+    private_uses,
+    read_layers,
+)
 
-PY_SRC = Path(__file__).resolve().parents[2] / "py_src"
+ROOT = Path(__file__).resolve().parents[2]
+PY_SRC = ROOT / "py_src"
 PACKAGES = ["sitewalk", "sitewalk_agent"]
+SPLIT = frozenset({"sitewalk"})  # its subpackages and top-level modules are the layer order's units
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -105,6 +117,55 @@ def test_private_names_of_a_package_and_its_js_used_from_outside_it_are_found(tm
     ]
 
 
+LAYERED = {
+    "pkg/__init__.py": "",
+    "pkg/bridge/__init__.py": "from ..base import T\n",
+    "pkg/base.py": "T = 1\n",
+    "pkg/ui/__init__.py": "from pkg.bridge import x\n",
+    "pkg/app/__init__.py": "from ..ui import y\nfrom ..bridge import z\n",
+    "other/__init__.py": "from pkg.base import T\n",
+}
+LAYERS = [["pkg", "pkg.base"], ["pkg.bridge", "other"], ["pkg.ui"], ["pkg.app"]]
+
+
+def test_packages_that_import_only_downward_keep_the_layer_order(tmp_path):
+    graph = package_graph(import_graph(write(tmp_path, LAYERED), ["pkg", "other"]), frozenset({"pkg"}))
+    assert graph == {"pkg": set(), "pkg.base": set(), "pkg.bridge": {"pkg.base"}, "pkg.ui": {"pkg.bridge"},
+                     "pkg.app": {"pkg.ui", "pkg.bridge"}, "other": {"pkg.base"}}
+    assert layer_violations(graph, LAYERS) == []
+
+
+def test_an_upward_import_from_inside_a_function_breaks_the_layer_order(tmp_path):
+    files = dict(LAYERED, **{"pkg/bridge/dom.py": "def f():\n    from ..ui.trusted import H\n    return H\n",
+                             "pkg/ui/trusted.py": "H = 1\n"})
+    graph = package_graph(import_graph(write(tmp_path, files), ["pkg", "other"]), frozenset({"pkg"}))
+    assert layer_violations(graph, LAYERS) == ["pkg.bridge imports pkg.ui, a higher layer"]
+
+
+def test_a_cycle_between_packages_breaks_the_layer_order_even_without_a_module_cycle(tmp_path):
+    # bridge.fetch -> app.errors and app.client -> bridge.fetch: no module cycle, a package one.
+    files = dict(LAYERED, **{"pkg/bridge/fetch.py": "from pkg.app.errors import E\n", "pkg/app/errors.py": "E = 1\n",
+                             "pkg/app/client.py": "from ..bridge.fetch import F\n"})
+    modules = import_graph(write(tmp_path, files), ["pkg", "other"])
+    assert find_cycle(modules) is None
+    assert layer_violations(package_graph(modules, frozenset({"pkg"})), LAYERS) == [
+        "pkg.bridge imports pkg.app, a higher layer"]
+
+
+def test_peers_importing_each_other_and_packages_missing_from_the_order_are_violations(tmp_path):
+    files = dict(LAYERED, **{"other/x.py": "import pkg.bridge\n", "pkg/extra.py": ""})
+    graph = package_graph(import_graph(write(tmp_path, files), ["pkg", "other"]), frozenset({"pkg"}))
+    assert layer_violations(graph, LAYERS + [["pkg.gone"]]) == [
+        "pkg.extra: not in the layer order", "pkg.gone: in the layer order but no such package",
+        "other imports pkg.bridge, a peer"]
+
+
+def test_the_layer_order_is_read_from_the_first_block_under_its_heading():
+    text = ("# A\n```text\n1. no\n```\n## Layer order\n\nLowest first.\n\n"
+            "```text\n1. a, b\n\n2. c\n```\n```x\n9. z\n```\n")
+    assert read_layers(text) == [["a", "b"], ["c"]]
+
+
 # --- the project --------------------------------------------------------------------------------
 
 
@@ -112,6 +173,15 @@ def test_py_src_has_no_import_cycle():
     graph = import_graph(PY_SRC, PACKAGES)
     assert "sitewalk.bridge.fetch" in graph and "sitewalk_agent.graph" in graph  # the graph saw both packages
     assert find_cycle(graph) is None
+
+
+def test_py_src_packages_keep_the_layer_order_of_the_architecture_doc():
+    layers = read_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert layers[0] == ["sitewalk", "sitewalk.base"] and layers[1] == ["sitewalk.bridge"]
+    assert layers[-1] == ["sitewalk.app"]
+    graph = package_graph(import_graph(PY_SRC, PACKAGES), SPLIT)
+    assert {"sitewalk.bridge", "sitewalk.session", "sitewalk_agent"} <= graph.keys()
+    assert layer_violations(graph, layers) == []
 
 
 def test_only_the_bridge_imports_js_or_pyodide():
@@ -125,12 +195,11 @@ def test_the_bridge_does_import_the_browser_so_the_check_above_sees_it():
     assert all(imp.module.startswith("sitewalk.bridge.") for imp in inside)
 
 
-def test_the_transport_is_chosen_in_one_place():
+def test_the_app_alone_hands_the_browser_transport_in():
     graph = import_graph(PY_SRC, PACKAGES)
     choosers = {name for name, targets in graph.items() if "sitewalk.bridge.fetch" in targets}
-    assert choosers == {"sitewalk.agentserver._compat"}
-    assert "sitewalk.bridge.fetch" not in graph["sitewalk.agentserver.transport"]
-    assert "sitewalk.agentserver.transport" not in graph["sitewalk.bridge.fetch"]
+    assert choosers == {"sitewalk.app"}
+    assert not {target for target in graph["sitewalk.bridge.fetch"] if not target.startswith("sitewalk.base")}
 
 
 def test_no_module_outside_the_bridge_uses_its_private_names_or_reaches_js_through_it():

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
+from sitewalk.base.device_errors import StorageError
 from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
     MemoryStore,
-    StorageError,
     draft_key,
     read_local_draft,
     save_local_draft,

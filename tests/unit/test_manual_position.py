@@ -6,9 +6,10 @@ import math
 
 import pytest
 
+from sitewalk.base.device_errors import PositionError
 from sitewalk.contracts.tools import GET_CURRENT_LOCATION, GetCurrentLocationResult
 from sitewalk.headless import HeadlessToolRegistry
-from sitewalk.headless.location import DECLINE, TYPE, PositionError, get_current_location, iso_from_epoch_ms
+from sitewalk.headless.location import DECLINE, TYPE, get_current_location, iso_from_epoch_ms
 from sitewalk.headless.manual_position import (
     InvalidPosition,
     ManualPosition,

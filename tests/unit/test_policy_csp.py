@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from sitewalk.ui.trusted import POLICY_NAME
+from sitewalk.base.trusted import POLICY_NAME
 from sitewalk_build.policy import TRUSTED_TYPES_POLICY, connect_sources, csp, scan_dist
 
 

@@ -17,8 +17,8 @@ import pytest
 from json_shape import Shape, differences, id_free, merge, shape
 from recorded import HISTORY, load_history, pack_history, unpack_history
 
-from sitewalk.agentserver.errors import ServerError
 from sitewalk.agentserver.sse import SSEDecoder
+from sitewalk.base.server_errors import ServerError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))

@@ -13,9 +13,9 @@ import uuid
 from test_session_live import drive_session
 
 from sitewalk.agentserver.client import StreamPart
-from sitewalk.agentserver.errors import ServerUnreachable
 from sitewalk.agentserver.rejoin import EventDeduper
 from sitewalk.agentserver.transport import HttpxTransport
+from sitewalk.base.server_errors import ServerUnreachable
 from sitewalk.headless import draft_key
 
 IDS = ["1796243079850-0", "1796243079851-0", "1796243079851-0", "1796243079852-0", "1796243079852-0",

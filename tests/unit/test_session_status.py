@@ -9,7 +9,7 @@ from typing import Any
 from fake_agent_server import HISTORY, STATE, THREAD_ID, counted_registry, finished_run, paused_run, sse, waiting_state
 from sessions_for_tests import session_on, thread_server
 
-from sitewalk.agentserver.errors import StreamError
+from sitewalk.base.server_errors import StreamError
 from sitewalk.inspection_status import InspectionStatus
 
 FAILED = {**waiting_state(values={"messages": [], "inspection_id": "inspection-42"}), "next": ["model"],

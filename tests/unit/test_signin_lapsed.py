@@ -24,7 +24,7 @@ from fake_agent_server import (
 from sessions_for_tests import parts_on, resumes, session_on
 from test_review_session import BOLT
 
-from sitewalk.agentserver.errors import Unauthorized, error_for_status
+from sitewalk.base.server_errors import Unauthorized, error_for_status
 from sitewalk.session.actions import SIGN_IN_REQUIRED
 from sitewalk.session.conversation import WAITING_FOR_SIGN_IN
 from sitewalk.session.history import TimelineFeed

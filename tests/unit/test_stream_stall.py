@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.agentserver.errors import ServerUnreachable
 from sitewalk.agentserver.stall import StreamStalled, until_stalled
+from sitewalk.base.server_errors import ServerUnreachable
 
 HEARTBEAT = ": heartbeat\r\n\r\n"
 EVENT = 'event: metadata\r\ndata: {"run_id": "r1"}\r\n\r\n'

@@ -11,7 +11,7 @@ import re
 import pytest
 from recorded import load_history
 
-from sitewalk.agentserver.errors import NotFound, ServerError
+from sitewalk.base.server_errors import NotFound, ServerError
 from sitewalk.timeline import (
     HistoryPageFailed,
     StaleGuard,

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.base.device_errors import PERMISSION_DENIED, PositionError
 from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
-from sitewalk.headless.location import PERMISSION_DENIED, PositionError, get_current_location
+from sitewalk.headless.location import get_current_location
 from sitewalk.headless.manual_position import ManualPosition
 from sitewalk.headless.permissions import MANUAL_ENTRY, DevicePermissions
 from sitewalk.session import Hooks, InspectionSession

@@ -132,7 +132,7 @@ def test_a_message_the_old_branch_streamed_here_is_shown_again_when_the_new_run_
 def test_a_fork_whose_run_fails_midway_leaves_the_page_as_the_thread_is_and_says_why():
     """The run fails on the server after a first fragment of the answer: the error comes back, and the page
     shows the thread as it is (the fork written, nothing of the failed step) rather than half an answer."""
-    from sitewalk.agentserver.errors import StreamError
+    from sitewalk.base.server_errors import StreamError
 
     old, fork_point, forked, new_end = _states()
     fake = FakeTransport().on("GET", STATE, (200, old)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, []))

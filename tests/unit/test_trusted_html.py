@@ -1,4 +1,4 @@
-"""The app's only HTML is its template output (`ui/trusted.py`), and only the bridge writes it.
+"""The app's only HTML is its template output (`base/trusted.py`), and only the bridge writes it.
 
 The browser half (the Trusted Types policy refusing page script) is in
 tests/e2e/test_site_policy_in_browser.py.
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
+from sitewalk.base.trusted import PolicyGate, TemplateHtml, UntrustedHtml
 from sitewalk.ui.keyed import shallow_html
 from sitewalk.ui.render import render_spec, render_template
-from sitewalk.ui.trusted import PolicyGate, TemplateHtml, UntrustedHtml
 
 SITEWALK = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk"
 HOSTILE = '<img src=x onerror="alert(1)">'

@@ -1,8 +1,6 @@
 """Client for the LangGraph Agent Server, shared by the browser (Pyodide) and CPython tests."""
 
-from ._compat import default_transport
-from .client import AgentServerClient, StreamPart, pending_interrupts
-from .errors import (
+from ..base.server_errors import (
     AgentServerError,
     Conflict,
     Forbidden,
@@ -15,6 +13,7 @@ from .errors import (
     UnprocessableEntity,
     error_for_status,
 )
+from .client import AgentServerClient, StreamPart, pending_interrupts
 from .sse import ServerSentEvent, SSEDecoder
 from .transport import HttpxTransport, Transport
 
@@ -35,7 +34,6 @@ __all__ = [
     "Transport",
     "Unauthorized",
     "UnprocessableEntity",
-    "default_transport",
     "error_for_status",
     "pending_interrupts",
 ]

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import quote
 
-from ._compat import default_transport
-from .errors import HTTPStatusError, NotFound, StreamError, Unauthorized, error_for_status
+from ..base.server_errors import HTTPStatusError, NotFound, StreamError, Unauthorized, error_for_status
 from .schema import (
     Assistant,
     CancelAction,
@@ -42,7 +41,7 @@ from .schema import (
 )
 from .sse import ServerSentEvent, SSEDecoder
 from .stall import QUIET_FACTOR, STALL_SECONDS, until_stalled
-from .transport import Transport
+from .transport import HttpxTransport, Transport
 
 __all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
 
@@ -369,10 +368,12 @@ class AgentServerClient:
         self, base_url: str, transport: Transport | None = None, headers: dict[str, str] | None = None,
         *, stall_seconds: float = STALL_SECONDS,
     ) -> None:
-        """`stall_seconds`: a stream that has heartbeated and then stays silent this long is
+        """`transport`: how requests travel; httpx when none is given (CPython). The browser app
+        passes `sitewalk.bridge.fetch.BrowserTransport()`: this package does not import the bridge.
+        `stall_seconds`: a stream that has heartbeated and then stays silent this long is
         given up as a dropped connection (`stall.StreamStalled`, a ServerUnreachable); one that
         never heartbeated (Aegra) after `stall.QUIET_FACTOR` times as long."""
-        self._http = _Http(base_url, transport or default_transport(), headers, stall_seconds)
+        self._http = _Http(base_url, transport or HttpxTransport(), headers, stall_seconds)
         self.threads = ThreadsClient(self._http)
         self.runs = RunsClient(self._http)
         self.assistants = AssistantsClient(self._http)

@@ -20,8 +20,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from ..base.server_errors import ServerUnreachable
 from .client import AgentServerClient, StreamPart
-from .errors import ServerUnreachable
 
 __all__ = ["EventDeduper", "MAX_REJOINS", "stream_with_rejoin"]
 

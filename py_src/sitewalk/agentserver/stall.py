@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
-from .errors import ServerUnreachable
+from ..base.server_errors import ServerUnreachable
 
 __all__ = ["HEARTBEAT_SECONDS", "QUIET_FACTOR", "STALL_SECONDS", "StreamStalled", "until_stalled"]
 

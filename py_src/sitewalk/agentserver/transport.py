@@ -1,8 +1,9 @@
 """The seam between the client's logic and the network.
 
 A transport sends one request and returns `(status, parsed_json)`, or streams a response body as
-decoded text chunks. `HttpxTransport` is for CPython; `sitewalk.bridge.fetch.BrowserTransport` uses
-the browser's `fetch`. `_compat.default_transport()` is the one place that picks between them.
+decoded text chunks. `HttpxTransport` is for CPython (the client's default); the browser app hands
+the client `sitewalk.bridge.fetch.BrowserTransport` (the browser's `fetch`). This package never
+imports the bridge: the app, which knows it runs in the browser, is the one place that picks.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import json as _json
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from .body import parse_body
-from .errors import ServerUnreachable, error_for_status
+from ..base.response_body import parse_body
+from ..base.server_errors import ServerUnreachable, error_for_status
 
 __all__ = ["HttpxTransport", "Transport"]
 

@@ -10,9 +10,10 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import AgentServerError, Forbidden, NotFound, Unauthorized
 from ..agentserver.stall import STALL_SECONDS
+from ..base.server_errors import AgentServerError, Forbidden, NotFound, Unauthorized
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
+from ..bridge.fetch import BrowserTransport
 from ..bridge.values import or_none
 from ..headless import (
     HeadlessToolRegistry,
@@ -58,7 +59,8 @@ async def main(config: Any) -> None:
     dom.claim_policy(str(config.get("serviceWorkerUrl") or ""))
     if not _server_allowed(server_url, config):
         return
-    client = AgentServerClient(server_url, stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
+    client = AgentServerClient(server_url, transport=BrowserTransport(),
+                               stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
     signin = SignIn(client, storage.LocalStorageStore())
     signin.restore()  # a token this device kept for this server goes with every request from now on
     await _wait_for_server(client, server_url)

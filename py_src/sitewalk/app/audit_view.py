@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError, Unauthorized
 from ..audit_trail import read_audit_trail
+from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, files, tasks
 from ..ui.render import render_template
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError, Unauthorized
+from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, storage, tasks
 from ..inspections import Inspection, InspectionList
 from ..ui.render import render_template

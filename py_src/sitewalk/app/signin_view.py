@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..agentserver.errors import Unauthorized
+from ..base.server_errors import Unauthorized
 from ..bridge import dom, tasks
 from ..signin import SignIn, SignInError
 from ..ui.render import render_template

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
-from ..agentserver.errors import StreamError
+from ..base.server_errors import StreamError
 from ..bridge import dom
 from ..inspection_status import ASKING, RUNNING, InspectionStatus, Phase
 

@@ -13,9 +13,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..base.trusted import TemplateHtml
 from ..timeline import InvalidEdit, RestorePreview, Step, UnknownCheckpoint
 from ..ui.render import render_template
-from ..ui.trusted import TemplateHtml
 from .decision_edit import DECISION_EDITS, start_decision
 
 if TYPE_CHECKING:

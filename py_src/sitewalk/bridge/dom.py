@@ -12,8 +12,8 @@ from typing import Any, Literal
 import js
 from pyodide.ffi import create_proxy, to_js
 
-from ..ui.attention import is_typing
-from ..ui.trusted import POLICY_NAME, PolicyGate, TemplateHtml
+from ..base.trusted import POLICY_NAME, PolicyGate, TemplateHtml
+from .attention import is_typing
 from .values import or_none
 
 __all__ = [
@@ -165,7 +165,7 @@ def is_active(node: Any) -> bool:
 
 
 def typing_elsewhere() -> bool:
-    """Whether the focus is in a text field holding what the inspector is typing (`ui.attention`)."""
+    """Whether the focus is in a text field holding what the inspector is typing (`attention.py`)."""
     node = active_element()
     if node is None:
         return False

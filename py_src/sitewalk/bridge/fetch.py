@@ -1,7 +1,8 @@
 """The Agent Server client's transport in the browser: JS `fetch`, the body's stream reader and a
 streaming `TextDecoder` (`pyfetch` cannot stream, hence plain `fetch`).
 
-`sitewalk.agentserver._compat` picks it under Pyodide; `HttpxTransport` is its CPython twin.
+The app (`sitewalk.app`) makes one and hands it to the `AgentServerClient`; `HttpxTransport` is its
+CPython twin. The errors and the body reader it shares with that twin live below both, in `sitewalk.base`.
 
 Pyodide hangs when Python awaits a promise rejected with a non-Error value; `fetch` rejects
 with a `TypeError` on network failure, which surfaces as a JsException and becomes
@@ -17,8 +18,8 @@ from typing import Any
 import js
 from pyodide.ffi import JsException, to_js
 
-from ..agentserver.body import parse_body
-from ..agentserver.errors import ServerUnreachable, error_for_status
+from ..base.response_body import parse_body
+from ..base.server_errors import ServerUnreachable, error_for_status
 
 __all__ = ["BrowserTransport"]
 

@@ -12,7 +12,7 @@ from typing import Any
 import js
 from pyodide.ffi import create_proxy
 
-from ..headless.location import POSITION_UNAVAILABLE, PositionError
+from ..base.device_errors import POSITION_UNAVAILABLE, PositionError
 from .tasks import destroy_later
 from .values import or_none
 

@@ -13,7 +13,7 @@ from typing import Any
 import js
 from pyodide.ffi import create_proxy
 
-from ..headless.local_draft import StorageError
+from ..base.device_errors import StorageError
 from .tasks import destroy_later, keep
 from .values import or_none
 

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from ..base.device_errors import StorageError
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import (
     ReadLocalDraftArgs,
@@ -40,12 +41,8 @@ from ..contracts.tools import (
 from ..device_storage import KeyValueStore
 from .registry import ToolFailed
 
-__all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "StorageError", "draft_key", "read_local_draft",
+__all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "draft_key", "read_local_draft",
            "save_key", "save_local_draft", "save_record_key", "start_blank_draft"]
-
-
-class StorageError(OSError):
-    """The device's store refused a request (quota, private mode, a blocked upgrade...)."""
 
 
 class AsyncKeyValueStore(Protocol):

@@ -17,31 +17,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ..base.device_errors import PERMISSION_DENIED, POSITION_UNAVAILABLE, TIMEOUT, PositionError
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import GetCurrentLocationArgs
 from .manual_position import ManualPosition
 from .registry import ToolFailed
 
-__all__ = ["ALLOW", "DECLINE", "PERMISSION_DENIED", "POSITION_UNAVAILABLE", "TIMEOUT", "TYPE", "PositionError",
-           "get_current_location"]
-
-# GeolocationPositionError codes
-PERMISSION_DENIED, POSITION_UNAVAILABLE, TIMEOUT = 1, 2, 3
+__all__ = ["ALLOW", "DECLINE", "TYPE", "get_current_location"]
 
 _CODES = {
     PERMISSION_DENIED: (ErrorCode.permission_denied, "the browser denied access to the position"),
     POSITION_UNAVAILABLE: (ErrorCode.unavailable, "the device has no position"),
     TIMEOUT: (ErrorCode.timeout, "no position fix in time"),
 }
-
-
-class PositionError(Exception):
-    """The platform could not give a position; `code` is the GeolocationPositionError code."""
-
-    def __init__(self, code: int, message: str = ""):
-        super().__init__(message or f"geolocation error {code}")
-        self.code = int(code)
-        self.message = message
 
 
 # The inspector's answer to the purpose prompt: share the device's position, decline, or type it.

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import ServerUnreachable, Unauthorized
 from ..agentserver.schema import Interrupt, ThreadState
+from ..base.server_errors import ServerUnreachable, Unauthorized
 from ..screen_feed import ScreenFeed
 from .loop import RunLoop
 from .stream import RunStream

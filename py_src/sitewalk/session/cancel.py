@@ -7,7 +7,7 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError
+from ..base.server_errors import AgentServerError
 
 __all__ = ["Cancellation", "Cancelled", "cancel_server_runs"]
 

@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import Conflict, ServerUnreachable, Unauthorized
+from ..base.server_errors import Conflict, ServerUnreachable, Unauthorized
 from .kept_messages import KeptMessages, Outgoing
 from .loop import RunLoop
 from .stream import RunStream

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..agentserver.errors import AgentServerError
+from ..base.server_errors import AgentServerError
 from ..timeline import InvalidEdit, RestorePreview, TimelineError, UnknownCheckpoint
 from ..timeline.decisions import UNREADABLE, DecisionEffect, ReviewedStep, decide, effects, order_key, reviewed_step
 from ..timeline.preview import RecordsUnreadable

@@ -12,7 +12,7 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError, Unauthorized
+from ..base.server_errors import AgentServerError, Unauthorized
 from ..timeline import (
     PAGE_SIZE,
     SIGN_IN_TO_LOAD,

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from ..agentserver.errors import StreamError
+from ..base.server_errors import StreamError
 from .answers import Answers, HeadlessAnswers
 from .cancel import Cancellation
 from .history import TimelineFeed

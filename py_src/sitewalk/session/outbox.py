@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import ServerUnreachable
+from ..base.server_errors import ServerUnreachable
 from .stream import RunStream, Streamed
 from .thread import Thread, WaitForNetwork
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import Unauthorized
+from ..base.server_errors import Unauthorized
 from ..contracts.questions import InvalidAnswer, parse_answer, question_of
 from .loop import RunLoop
 from .thread import Thread

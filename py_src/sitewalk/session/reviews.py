@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
+from ..base.server_errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
 from ..calls.lifecycle import CallStatus
 from ..contracts.envelope import is_outcome_unknown
 from .loop import RunLoop

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..agentserver.client import AgentServerClient
-from ..agentserver.errors import AgentServerError, StreamError
+from ..base.server_errors import AgentServerError, StreamError
 from ..inspection_status import DONE, InspectionStatus, failed, status_of_state
 from .thread import Thread
 

@@ -24,8 +24,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal, Protocol
 
 from ..agentserver.client import AgentServerClient, StreamPart
-from ..agentserver.errors import AgentServerError
 from ..agentserver.schema import ThreadState
+from ..base.server_errors import AgentServerError
 from .cancel import Cancellation
 from .progress import (
     ContinuePlan,

@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..agentserver.errors import AgentServerError, HTTPStatusError
 from ..agentserver.schema import RunStatus, ThreadState
+from ..base.server_errors import AgentServerError, HTTPStatusError
 from ..contracts.workorders import work_orders_namespace
 from ..timeline import (
     ReplayDeclined,

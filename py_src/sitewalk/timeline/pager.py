@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from ..agentserver.errors import ServerError, ServerUnreachable, Unauthorized
+from ..base.server_errors import ServerError, ServerUnreachable, Unauthorized
 from .errors import HistoryNeedsSignIn, HistoryPageFailed, StaleResponse
 from .guard import StaleGuard, Ticket
 from .tree import TimelineTree

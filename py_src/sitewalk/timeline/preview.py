@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..agentserver.errors import AgentServerError
+from ..base.server_errors import AgentServerError
 from .errors import UnknownCheckpoint
 from .tree import Step, TimelineTree
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from ..base.trusted import TemplateHtml
 from .render import render_template
-from .trusted import TemplateHtml
 
 __all__ = ["TEMPLATE", "first_screen"]
 

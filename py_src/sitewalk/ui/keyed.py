@@ -19,9 +19,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from ..base.trusted import TemplateHtml
 from ..contracts.catalog import CATALOG
 from .render import REGISTRY, render_template
-from .trusted import TemplateHtml
 
 __all__ = ["Plan", "SLOT_TAG", "plan_update", "shallow_html", "slot_html"]
 

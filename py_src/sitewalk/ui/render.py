@@ -3,7 +3,7 @@
 Autoescape is on and nothing from the model is marked safe: only the rendered children
 (our own template output) are passed on as Markup. Every element is wrapped with its id in
 `data-sw-id`, so the DOM can be patched per element. What comes out is `TemplateHtml`, the only
-HTML the page's Trusted Types policy lets into the DOM (`ui/trusted.py`, `bridge/dom.py`).
+HTML the page's Trusted Types policy lets into the DOM (`base/trusted.py`, `bridge/dom.py`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ..base.trusted import TemplateHtml
 from ..calls.lifecycle import LABELS
 from ..contracts.catalog import CATALOG
-from .trusted import TemplateHtml
 
 _TEMPLATES = Path(__file__).parent / "templates"
 

@@ -10,9 +10,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph._internal._constants import CONFIG_KEY_RUNTIME
-
 from sitewalk.contracts.store import ANONYMOUS
+from sitewalk_agent.upstream import interrupt_id, step_checkpoint_id
 
 __all__ = ["actor", "interrupt_id_for", "now", "owner_of", "run_context"]
 
@@ -75,11 +74,7 @@ def interrupt_id_for(config: Any, answered: int = 0) -> str | None:
     ns = _configurable(config).get("checkpoint_ns")
     if not isinstance(ns, str) or not ns:
         return None
-    try:
-        from langgraph.types import _interrupt_id  # the one place LangGraph computes it
-    except ImportError:  # pragma: no cover - a LangGraph without it: leave the id out rather than guess
-        return None
-    return str(_interrupt_id(ns, answered))
+    return interrupt_id(ns, answered)
 
 
 def run_context(config: Any, state: Any = None) -> dict[str, Any]:
@@ -88,7 +83,6 @@ def run_context(config: Any, state: Any = None) -> dict[str, Any]:
     run_id = (config or {}).get("run_id") or conf.get("run_id")
     checkpoint_id = conf.get("checkpoint_id")
     if not checkpoint_id:  # task configs carry checkpoint_id None; the runtime knows the step's checkpoint
-        info = getattr(conf.get(CONFIG_KEY_RUNTIME), "execution_info", None)
-        checkpoint_id = getattr(info, "checkpoint_id", None)
+        checkpoint_id = step_checkpoint_id(conf)
     return {"task_id": (state or {}).get("inspection_id"), "thread_id": conf.get("thread_id"),
             "run_id": str(run_id) if run_id else None, "checkpoint_id": checkpoint_id}
