@@ -19,7 +19,6 @@ since. An unreadable stored draft stays a `corrupt_data` failure: it is never re
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from ..contracts.canonical import sha256_of
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import (
     ReadLocalDraftArgs,
@@ -77,8 +77,7 @@ def save_record_key(inspection_id: str) -> str:
 
 def save_key(args: SaveLocalDraftArgs) -> str:
     """The idempotency key of a save: the inspection and a digest of the whole draft (notes too)."""
-    canonical = json.dumps(args.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return f"draft-save:{args.inspection_id}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+    return f"draft-save:{args.inspection_id}:{sha256_of(args.model_dump(mode='json'))[:12]}"
 
 
 async def _saved_already(store: AsyncKeyValueStore, args: SaveLocalDraftArgs, key: str) -> SaveLocalDraftResult | None:
