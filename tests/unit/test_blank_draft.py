@@ -28,8 +28,8 @@ from sitewalk.headless import (
     save_local_draft,
     start_blank_draft,
 )
+from sitewalk_agent.demo.scripted_model import BLANK_NOTE, KEPT_CORRUPT, plan_turn
 from sitewalk_agent.graph import TOOL_SCHEMAS, build_graph
-from sitewalk_agent.scripted_model import BLANK_NOTE, KEPT_CORRUPT, plan_turn
 
 KEY = draft_key("inspection-42")
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

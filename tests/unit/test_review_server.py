@@ -15,9 +15,9 @@ from langgraph.types import Command
 
 from sitewalk.contracts.canonical import args_hash
 from sitewalk.contracts.workorders import work_orders_namespace
+from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION
-from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.workorders import WorkOrders
 
 

@@ -16,8 +16,8 @@ from langgraph.types import Command
 from sitewalk.contracts.envelope import ok_result
 from sitewalk.contracts.questions import MAX_COUNT, InvalidAnswer, answer_text, parse_answer, question_of
 from sitewalk.session.questions import PendingQuestion, QuestionRefused, pending_questions, resume_value
+from sitewalk_agent.demo.scripted_model import plan_turn, walk_findings
 from sitewalk_agent.graph import build_graph
-from sitewalk_agent.scripted_model import plan_turn, walk_findings
 from sitewalk_agent.site_walk import QUESTIONS, SITE_WALK, WALK_NODE, WALK_TOOL
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
