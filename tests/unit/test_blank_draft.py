@@ -15,13 +15,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
+from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.contracts.envelope import error_result, ok_result
 from sitewalk.contracts.tools import START_BLANK_DRAFT, TOOL_CONTRACTS, local_only_fields
-from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
-    MemoryStore,
     StorageError,
     draft_key,
     read_local_draft,

@@ -4,12 +4,11 @@ import asyncio
 import json
 
 import pytest
+from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
-from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
-    MemoryStore,
     StorageError,
     draft_key,
     read_local_draft,

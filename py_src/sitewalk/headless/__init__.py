@@ -3,7 +3,6 @@
 from .local_draft import (
                           AsyncKeyValueStore,
                           KeyValueStore,
-                          MemoryStore,
                           StorageError,
                           draft_key,
                           read_local_draft,
@@ -12,5 +11,5 @@ from .local_draft import (
 )
 from .registry import HeadlessToolRegistry, ToolFailed, headless_tool_call
 
-__all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "MemoryStore", "StorageError", "ToolFailed",
+__all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "StorageError", "ToolFailed",
            "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft", "start_blank_draft"]
