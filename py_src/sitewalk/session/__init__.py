@@ -26,7 +26,6 @@ import uuid
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..headless.delivery import ContractMismatch
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
@@ -167,10 +166,6 @@ class InspectionSession:
     def outcomes(self) -> dict[str, dict[str, Any]]:
         """tool_call_id -> the envelope this device answered."""
         return {} if self.parts is None else self.parts.answers.outcomes
-
-    @property
-    def contract_mismatches(self) -> list[ContractMismatch]:
-        return [] if self.parts is None else self.parts.answers.mismatches
 
     @property
     def spec_identity(self) -> dict[str, Any] | None:
