@@ -10,7 +10,7 @@ Add Sitewalk's browser capabilities to your own `create_agent` agent:
 
 Or pick the parts: `headless_tool(contract)` (a LangChain tool whose body the browser runs),
 `render_ui` (a tool that validates and records a screen), and the middleware classes.
-`ScriptedInspectionModel` is a deterministic chat model for demos and tests (no key, no network).
+`sitewalk_agent.demo.ScriptedInspectionModel` is a deterministic chat model for demos and tests (no key, no network).
 This package runs on the agent server and imports nothing of the browser side (no jinja2, no `js`).
 """
 
@@ -22,14 +22,12 @@ from sitewalk_agent.middleware import (
     UiActionsMiddleware,
 )
 from sitewalk_agent.screens import UI_PROMPT, render_ui
-from sitewalk_agent.scripted_model import ScriptedInspectionModel
 from sitewalk_agent.toolkit import sitewalk_middleware
 
 __all__ = [
     "UI_PROMPT",
     "GenerativeUiMiddleware",
     "HeadlessToolsMiddleware",
-    "ScriptedInspectionModel",
     "SitewalkState",
     "UiActionsMiddleware",
     "headless_tool",

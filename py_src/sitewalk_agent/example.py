@@ -1,12 +1,11 @@
 """A minimal agent with Sitewalk added, built only from `sitewalk_agent`'s public API.
 
 Served by langgraph.json as the `example` graph (the app talks to it with `?assistant=example`).
-Set `SITEWALK_MODEL=provider:model` for a real chat model; the embedded scripted one otherwise.
+The model is `make_model()`: `SITEWALK_MODEL=provider:model` for a real chat model, the scripted one otherwise.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -15,10 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from langchain.agents import create_agent  # noqa: E402
 
-from sitewalk_agent import UI_PROMPT, ScriptedInspectionModel, sitewalk_middleware  # noqa: E402
+from sitewalk_agent import UI_PROMPT, sitewalk_middleware  # noqa: E402
+from sitewalk_agent.models import make_model  # noqa: E402
 
 graph = create_agent(
-    os.environ.get("SITEWALK_MODEL") or ScriptedInspectionModel(),
+    make_model(),
     middleware=sitewalk_middleware(),
     system_prompt="You help field inspectors with their drafts. " + UI_PROMPT,
     name="example",

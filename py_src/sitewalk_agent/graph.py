@@ -8,15 +8,13 @@ The headless tools (`read_local_draft`, `get_current_location`, ...) interrupt a
 answers them; `walk_site` runs the site-walk subgraph (two questions, its own checkpoints, see
 `sitewalk_agent.site_walk`) in a node of its own; `render_ui` and inline patch lines keep the
 screen on record in `ui_spec`; a screen with a ConfirmButton waits for presses (see
-`sitewalk_agent.middleware`). The chat model is the embedded scripted one unless
-`SITEWALK_MODEL=provider:model` names a real one.
+`sitewalk_agent.middleware`). The chat model is `sitewalk_agent.models.make_model()`: the scripted
+one of `sitewalk_agent.demo` (with its pacing and faults) unless `SITEWALK_MODEL=provider:model` names a real one.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,26 +25,17 @@ if _PY_SRC not in sys.path:
     sys.path.insert(0, _PY_SRC)
 
 from langchain.agents import create_agent  # noqa: E402
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse  # noqa: E402
+from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import ToolMessage  # noqa: E402
-from langgraph.config import get_config  # noqa: E402
-from langgraph.prebuilt.tool_node import ToolCallRequest  # noqa: E402
-from langgraph.types import Command  # noqa: E402
 
+from sitewalk_agent.demo import ScriptedFaultsMiddleware, ScriptedInspectionModel, ScriptedPacingMiddleware  # noqa: E402
 from sitewalk_agent.middleware import SitewalkState  # noqa: E402
+from sitewalk_agent.models import make_model  # noqa: E402
 from sitewalk_agent.screens import UI_PROMPT  # noqa: E402
-from sitewalk_agent.scripted_model import (  # noqa: E402
-    ScriptedInspectionModel,
-    orders_latency_of,
-    pace_of,
-    scenario_of,
-)
 from sitewalk_agent.site_walk import SiteWalkMiddleware  # noqa: E402
 from sitewalk_agent.toolkit import field_review_middleware, sitewalk_middleware  # noqa: E402
-from sitewalk_agent.workorders import simulated_latency  # noqa: E402
 
-__all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph", "make_model"]
+__all__ = ["SYSTEM_PROMPT", "TOOL_SCHEMAS", "build_graph", "graph"]
 
 SYSTEM_PROMPT = (
     "You are Sitewalk, a field-inspection assistant. To see an inspector's draft call "
@@ -56,71 +45,6 @@ SYSTEM_PROMPT = (
     "attach_photo run there too; the inspector may decline (permission_denied), so go on without them. "
     "You may call several of them in one reply: they run at once. " + UI_PROMPT
 )
-
-
-def make_model() -> BaseChatModel:
-    """The chat model: the scripted one, or `SITEWALK_MODEL=provider:model` for a real one."""
-    name = os.environ.get("SITEWALK_MODEL", "").strip()
-    if not name or name == "scripted":
-        return ScriptedInspectionModel()
-    from langchain.chat_models import init_chat_model
-
-    return init_chat_model(name)
-
-
-MAX_FRAGMENT_DELAY_MS = 2000
-SLOW_UI_DELAY_MS = 40  # pacing of these scenarios, so a browser sees the screen build up
-PACED_SCENARIOS = ("slow-ui", "patch-ui")
-
-
-class ScriptedPacingMiddleware(AgentMiddleware):
-    """Paces the scripted model's fragments (demos, slow-stream tests): `configurable.fragment_delay_ms`,
-    else `pace_ms=N` in the first message, else the paced scenarios' default."""
-
-    async def awrap_model_call(self, request: ModelRequest,
-                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
-        messages = request.state.get("messages", [])
-        delay = (get_config().get("configurable") or {}).get("fragment_delay_ms")
-        if delay is None:
-            delay = pace_of(messages)
-        if delay is None and scenario_of(messages) in PACED_SCENARIOS:
-            delay = SLOW_UI_DELAY_MS
-        if isinstance(delay, (int, float)) and delay > 0:
-            seconds = min(float(delay), MAX_FRAGMENT_DELAY_MS) / 1000.0
-            request = request.override(model_settings={**request.model_settings, "fragment_delay": seconds})
-        return await handler(request)
-
-
-class ScriptedModelFailure(RuntimeError):
-    """The model provider failing on purpose (`script: fail`): the run ends in error."""
-
-
-FAILURE_MESSAGE = "the model provider did not answer (script: fail)"
-
-
-class ScriptedFaultsMiddleware(AgentMiddleware):
-    """Faults on demand (demos, tests): `orders_latency_ms=N` in the first message makes every tool call of
-    the thread's runs see a work-order system that takes N ms (`outcome_unknown`); `script: fail` makes the
-    model fail once the device has answered its first call, so the run that resumed it ends in error."""
-
-    async def awrap_model_call(self, request: ModelRequest,
-                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
-        messages = request.state.get("messages", [])
-        if scenario_of(messages) == "fail" and any(isinstance(m, ToolMessage) for m in messages):
-            raise ScriptedModelFailure(FAILURE_MESSAGE)
-        return await handler(request)
-
-    async def awrap_tool_call(self, request: ToolCallRequest,
-                              handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
-                              ) -> ToolMessage | Command[Any]:
-        latency = orders_latency_of(request.state.get("messages", []))
-        if latency is None:
-            return await handler(request)
-        token = simulated_latency.set(latency / 1000.0)  # copied into the tool's tasks and worker threads
-        try:
-            return await handler(request)
-        finally:
-            simulated_latency.reset(token)
 
 
 def build_graph(model: BaseChatModel | None = None) -> Any:

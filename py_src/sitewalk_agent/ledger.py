@@ -24,10 +24,6 @@ class OutcomeLedger:
         # Namespace labels may not contain "."; thread ids are UUIDs, but be safe.
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
 
-    @property
-    def enabled(self) -> bool:
-        return self._store is not None
-
     async def get(self, tool_call_id: str) -> dict[str, Any] | None:
         """The recorded entry {"envelope", "interrupt_id"} for a call, or None."""
         if self._store is None:

@@ -50,8 +50,6 @@ in there. The order rule (archive before delete) is not a review matter: `delete
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -61,6 +59,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
+from sitewalk.contracts.canonical import args_hash
 from sitewalk_agent.audit.context import interrupt_id_for
 from sitewalk_agent.audit.record import record_review_decision
 from sitewalk_agent.field_actions import FIELD_TOOLS
@@ -76,7 +75,7 @@ from sitewalk_agent.review_check import (
 from sitewalk_agent.upstream import PerCallReview, answer_message
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
-           "args_hash", "review_policy"]
+           "review_policy"]
 
 REVIEWED_TOOLS = tuple(t.name for t in FIELD_TOOLS)
 
@@ -86,12 +85,6 @@ _DESCRIPTIONS = {
     "archive_photos": "Copy these photos to the archive.",
     "delete_photos": "Delete these photos (refused unless they were archived first).",
 }
-
-
-def args_hash(args: Any) -> str:
-    """The hash a decision names: sha256 of the canonical JSON (sorted keys, no spaces, UTF-8)."""
-    text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def review_policy() -> dict[str, bool | InterruptOnConfig]:

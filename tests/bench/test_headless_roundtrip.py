@@ -30,7 +30,8 @@ RUNS = 7
 SITEWALK = r'''
 import json, js
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
+from memory_storage import MemoryStore
 
 async def _sitewalk_roundtrip(server):
     client = AgentServerClient(server)

@@ -70,7 +70,7 @@ def test_an_inline_patch_stream_against_one_parse_of_its_lines():
     with jsonpatch), in 20-byte fragments, against json.loads of every line once."""
     from sitewalk.spec.inline import InlineSplitter
     from sitewalk.spec.patch_stream import PatchStream
-    from sitewalk_agent.scripted_model import inline_text, patch_lines
+    from sitewalk_agent.demo.scripted_model import inline_text, patch_lines
 
     rows = []
     for size in (25_000, 50_000, 100_000):

@@ -168,8 +168,9 @@ def test_assistants_can_be_read_not_changed(http):
 def test_the_app_signs_in_as_the_identity_the_server_names(server_url):
     """The app's SignIn (sitewalk.signin) on the real server: a wrong token is refused with a typed error and
     kept nowhere; Ana's token is answered with her identity by the whoami graph, then sent on every request."""
+    from memory_storage import DictStorage
+
     from sitewalk.agentserver import AgentServerClient, Unauthorized
-    from sitewalk.device_storage import DictStorage
     from sitewalk.signin import Identity, SignIn, TokenRefused
 
     async def go() -> None:

@@ -10,7 +10,7 @@ import uuid
 from playwright.sync_api import expect
 
 DRAFT = {"site": "Pier 6, east quay", "inspector": "Ana Ruiz", "findings": ["Cracked kerb"], "risk": "medium"}
-FAILURE = "failed: ScriptedModelFailure: the model provider did not answer (script: fail)"  # graph.FAILURE_MESSAGE
+FAILURE = "failed: ScriptedModelFailure: the model provider did not answer (script: fail)"  # faults.FAILURE_MESSAGE
 
 
 def _inspection(name: str) -> str:

@@ -258,7 +258,9 @@ def waiting_state(*interrupts: dict[str, Any], values: dict[str, Any] | None = N
 
 def counted_registry(draft: dict[str, Any] | None = None) -> tuple[Any, list[Any]]:
     """A registry with read_local_draft over an in-memory store, and the list of each run's args."""
-    from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+    from memory_storage import MemoryStore
+
+    from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 
     store = {draft_key("inspection-42"): json.dumps(DRAFT if draft is None else draft)}
     implementation = read_local_draft(MemoryStore(store))

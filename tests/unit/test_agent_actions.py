@@ -12,7 +12,7 @@ from langgraph.types import Command
 
 from sitewalk.spec.validate import validate_spec
 from sitewalk_agent.actions import authorize, close_button, expected_actions
-from sitewalk_agent.scripted_model import inspection_screen
+from sitewalk_agent.demo.scripted_model import inspection_screen
 from sitewalk_agent.workorders import WorkOrders
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}

@@ -13,9 +13,7 @@ from sitewalk.contracts.tools import READ_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.spec.model import Spec
 from sitewalk.spec.validate import validate_spec
 from sitewalk_agent import graph as G
-from sitewalk_agent.headless import run_headless_call
-from sitewalk_agent.screens import render_ui_update
-from sitewalk_agent.scripted_model import (
+from sitewalk_agent.demo.scripted_model import (
     FRAGMENT_SIZES,
     ScriptedInspectionModel,
     card_spec,
@@ -24,6 +22,9 @@ from sitewalk_agent.scripted_model import (
     plan_turn,
     turn_chunks,
 )
+from sitewalk_agent.headless import run_headless_call
+from sitewalk_agent.models import make_model
+from sitewalk_agent.screens import render_ui_update
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
 READ_CALL = {"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
@@ -234,10 +235,10 @@ def test_sitewalk_model_switches_to_init_chat_model(monkeypatch):
     monkeypatch.setitem(sys.modules, "langchain", types.ModuleType("langchain"))
     monkeypatch.setitem(sys.modules, "langchain.chat_models", fake)
     monkeypatch.setenv("SITEWALK_MODEL", "openai:gpt-4o-mini")
-    G.make_model()
+    make_model()
     assert seen == {"name": "openai:gpt-4o-mini"}
     monkeypatch.setenv("SITEWALK_MODEL", "")
-    assert isinstance(G.make_model(), ScriptedInspectionModel)
+    assert isinstance(make_model(), ScriptedInspectionModel)
 
 
 def test_tool_schemas_come_from_the_contracts():
@@ -344,7 +345,7 @@ def test_a_call_to_a_tool_nobody_has_is_answered_not_implemented():
 def test_scenario_unknown_tool_measures_noise_first_then_reads_the_draft():
     from langchain_core.messages import HumanMessage, ToolMessage
 
-    from sitewalk_agent.scripted_model import plan_turn
+    from sitewalk_agent.demo.scripted_model import plan_turn
 
     human = HumanMessage("Start inspection inspection-88\nscript: unknown-tool")
     first = plan_turn([human])
@@ -360,7 +361,7 @@ def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
     from sitewalk.spec.validate import validate_spec
-    from sitewalk_agent.scripted_model import card_spec, plan_turn
+    from sitewalk_agent.demo.scripted_model import card_spec, plan_turn
 
     human = HumanMessage("Start inspection inspection-51 script: bad-ui")
     spec = card_spec({"inspection_id": "inspection-51", "site": "Pier"})
@@ -376,7 +377,7 @@ def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
 
 
 def test_scenario_locate_asks_for_the_position_first_then_reads_the_draft():
-    from sitewalk_agent.scripted_model import plan_turn
+    from sitewalk_agent.demo.scripted_model import plan_turn
 
     human = HumanMessage("Start inspection inspection-21\nscript: locate timeout_ms=5")
     first = plan_turn([human])
@@ -399,7 +400,7 @@ def test_scenario_locate_asks_for_the_position_first_then_reads_the_draft():
 
 
 def test_scenario_locate_says_a_typed_position_was_typed_and_puts_it_on_the_card():
-    from sitewalk_agent.scripted_model import plan_turn
+    from sitewalk_agent.demo.scripted_model import plan_turn
 
     human = HumanMessage("Start inspection inspection-22 script: locate")
     typed = {"latitude": -33.8688, "longitude": 151.2093, "accuracy_m": None,
@@ -424,7 +425,7 @@ def test_scenario_locate_says_a_typed_position_was_typed_and_puts_it_on_the_card
 
 def test_scenario_photo_asks_for_a_photo_first_then_reads_the_draft():
     from sitewalk.contracts.tools import ATTACH_PHOTO
-    from sitewalk_agent.scripted_model import plan_turn
+    from sitewalk_agent.demo.scripted_model import plan_turn
 
     human = HumanMessage("Start inspection inspection-31 script: photo")
     first = plan_turn([human])
@@ -461,7 +462,7 @@ def _draft_answer(cid):
 def test_scenario_patch_ui_writes_the_screen_inline_and_the_graph_keeps_it():
     from sitewalk.spec.inline import split_inline
     from sitewalk.spec.model import inline_spec_call_id
-    from sitewalk_agent.scripted_model import inspection_screen
+    from sitewalk_agent.demo.scripted_model import inspection_screen
 
     values, _ = asyncio.run(_drive(_draft_answer, "Start inspection inspection-42 script: patch-ui"))
     reply = next(m for m in reversed(values["messages"]) if isinstance(m, AIMessage) and "{" in m.content)
@@ -522,8 +523,18 @@ def test_a_model_that_keeps_sending_bad_patches_is_told_at_most_max_repairs_time
 
 
 def test_pace_ms_in_the_first_message_sets_the_fragment_pacing():
-    from sitewalk_agent.scripted_model import pace_of
+    from sitewalk_agent.demo.scripted_model import pace_of
 
     assert pace_of([HumanMessage("Start inspection inspection-1 script: patch-ui pace_ms=150")]) == 150
     assert pace_of([HumanMessage("Start inspection inspection-1"), HumanMessage("pace_ms=9")]) is None
     assert pace_of([]) is None
+
+
+def test_the_example_graph_reads_sitewalk_model_the_same_way(monkeypatch):
+    """`SITEWALK_MODEL=scripted` is the scripted model for the example graph too (one reader: make_model)."""
+    import importlib
+
+    import sitewalk_agent.example as example
+    monkeypatch.setenv("SITEWALK_MODEL", "scripted")
+    rebuilt = importlib.reload(example)
+    assert rebuilt.graph.name == "example"

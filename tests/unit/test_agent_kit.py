@@ -22,11 +22,11 @@ from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 from sitewalk_agent import (
     UI_PROMPT,
     HeadlessToolsMiddleware,
-    ScriptedInspectionModel,
     headless_tool,
     render_ui,
     sitewalk_middleware,
 )
+from sitewalk_agent.demo import ScriptedInspectionModel
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}

@@ -12,7 +12,8 @@ from contextlib import asynccontextmanager
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from sitewalk.contracts.audit import GENESIS, HEAD_KEY, args_hash, canonical_json, record_hash, seal, verify_chain
+from sitewalk.contracts.audit import GENESIS, HEAD_KEY, record_hash, seal, verify_chain
+from sitewalk.contracts.canonical import args_hash, canonical_json
 from sitewalk.contracts.store import namespace_owner
 from sitewalk_agent.audit import store_lock as store_lock_module
 from sitewalk_agent.audit import trail as trail_module
@@ -21,7 +22,7 @@ from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
 
 
 def test_canonical_json_sorts_keys_drops_spaces_and_keeps_utf8():
-    assert canonical_json({"b": 1, "a": [1, {"d": "é", "c": None}]}) == '{"a":[1,{"c":null,"d":"é"}],"b":1}'.encode()
+    assert canonical_json({"b": 1, "a": [1, {"d": "é", "c": None}]}) == '{"a":[1,{"c":null,"d":"é"}],"b":1}'
     assert args_hash({"x": 1, "y": "z"}) == hashlib.sha256(b'{"x":1,"y":"z"}').hexdigest()
     assert args_hash({"y": "z", "x": 1}) == args_hash({"x": 1, "y": "z"})
     with pytest.raises(ValueError):

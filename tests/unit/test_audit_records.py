@@ -88,8 +88,6 @@ def test_a_review_decision_names_the_revision_and_the_args_it_approves():
 
 
 def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and_interrupt():
-    from sitewalk_agent.review import args_hash as review_hash
-
     async def go() -> tuple[Any, list[Any]]:
         graph = in_memory_graph()
         config = {"configurable": {"thread_id": "t-decide", "inspector": "Bo"}}
@@ -113,7 +111,7 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
     decisions = {r["interrupt_id"]: r for r in _records(items) if r["kind"] == "review_decision"}
     assert set(decisions) == {approve.id, edit.id, reject.id}
     assert decisions[approve.id]["review_status"] == "approved"
-    assert decisions[approve.id]["args_hash"] == approve.value["args_hash"] == review_hash(approve.value["args"])
+    assert decisions[approve.id]["args_hash"] == approve.value["args_hash"] == args_hash(approve.value["args"])
     assert (decisions[edit.id]["review_status"], decisions[edit.id]["args_revision"]) == ("edited", 2)
     assert decisions[edit.id]["args_hash"] == args_hash(edited) != edit.value["args_hash"]
     assert (decisions[reject.id]["review_status"], decisions[reject.id]["detail"]) == ("rejected", "not now")

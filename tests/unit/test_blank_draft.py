@@ -15,21 +15,20 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
+from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.base.device_errors import StorageError
 from sitewalk.contracts.envelope import error_result, ok_result
 from sitewalk.contracts.tools import START_BLANK_DRAFT, TOOL_CONTRACTS, local_only_fields
-from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
-    MemoryStore,
     draft_key,
     read_local_draft,
     save_local_draft,
     start_blank_draft,
 )
+from sitewalk_agent.demo.scripted_model import BLANK_NOTE, KEPT_CORRUPT, plan_turn
 from sitewalk_agent.graph import TOOL_SCHEMAS, build_graph
-from sitewalk_agent.scripted_model import BLANK_NOTE, KEPT_CORRUPT, plan_turn
 
 KEY = draft_key("inspection-42")
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

@@ -15,7 +15,7 @@ from sitewalk.calls.lifecycle import CallStatus
 from sitewalk.calls.run_stream import RunStreamCalls, namespace_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPECTED = {  # what the scripted model's `script: parallel` asks for (py_src/sitewalk_agent/scripted_model.py)
+EXPECTED = {  # what the scripted model's `script: parallel` asks for (py_src/sitewalk_agent/demo/scripted_model.py)
     "read_local_draft": {"inspection_id": "inspection-42"},
     "get_current_location": {"purpose": "Record where inspection inspection-42 is carried out.", "timeout_ms": 10000},
 }

@@ -6,10 +6,11 @@ import asyncio
 import json
 import uuid
 
+from memory_storage import MemoryStore
 from test_session_live import RecordingView, _quick_retry
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.inspections import InspectionList
 from sitewalk.session import Hooks, InspectionSession
 

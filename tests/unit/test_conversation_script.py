@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from sitewalk.contracts.envelope import ok_result
 from sitewalk.spec.inline import apply_inline_spec
 from sitewalk_agent import graph as G
-from sitewalk_agent.scripted_model import FOLLOW_UP_DEFAULT, NO_SCREEN_YET, card_spec, plan_turn
+from sitewalk_agent.demo.scripted_model import FOLLOW_UP_DEFAULT, NO_SCREEN_YET, card_spec, plan_turn
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "low"}
 SHOWN = [

@@ -6,11 +6,12 @@ import asyncio
 import dataclasses
 import json
 
+from memory_storage import MemoryStore
 from test_session_live import RecordingView
 
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.delivery import AnswerBook, client_mismatch, mismatch_of, server_mismatches
 from sitewalk.session import Hooks, InspectionSession
 

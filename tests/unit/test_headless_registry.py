@@ -2,11 +2,11 @@ import asyncio
 import json
 
 import pytest
+from memory_storage import MemoryStore
 
 from sitewalk.contracts.tools import ReadLocalDraftResult
 from sitewalk.headless import (
     HeadlessToolRegistry,
-    MemoryStore,
     draft_key,
     headless_tool_call,
     read_local_draft,

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from fake_agent_server import RUNS, STATE, THREAD_ID, FakeTransport, RecordingView, sse, waiting_state
+from memory_storage import DictStorage
 from sessions_for_tests import parts_on, session_on
 
-from sitewalk.device_storage import DictStorage
 from sitewalk.session.kept_messages import KeptMessages, StoredOutboxCorrupt
 
 KEY = f"{KeptMessages.PREFIX}{THREAD_ID}"

@@ -4,13 +4,12 @@ import asyncio
 import json
 
 import pytest
+from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.base.device_errors import StorageError
 from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
-from sitewalk.device_storage import DictStorage
 from sitewalk.headless import (
     HeadlessToolRegistry,
-    MemoryStore,
     draft_key,
     read_local_draft,
     save_local_draft,

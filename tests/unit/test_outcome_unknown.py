@@ -17,9 +17,9 @@ from langgraph.types import Command
 from sitewalk.contracts.envelope import is_outcome_unknown
 from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
+from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import UNKNOWN, order_timeout_s
-from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.workorders import WorkOrders
 
 BOLT = REVIEW_SUBJECTS[0]

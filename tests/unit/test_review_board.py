@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sitewalk.session.refusals import Refused
 from sitewalk.session.review_board import ReviewBoard, SeenRevision
-from sitewalk.session.reviews import ReviewRefused
 
 A = {"interrupt_id": "int-a", "tool_call_id": "call_a", "name": "create_work_order",
      "args": {"inspection_id": "inspection-42", "subject": "Loose bolt"}, "description": "d",
@@ -37,7 +37,7 @@ def test_an_edit_is_shown_as_the_next_revision_with_its_args() -> None:
 def test_an_edit_that_is_not_a_json_object_is_refused_and_records_nothing(text: str) -> None:
     board = ReviewBoard()
     board.show([A])
-    with pytest.raises(ReviewRefused) as refused:
+    with pytest.raises(Refused) as refused:
         board.choose("int-a", "edit-json", SEEN_A, args_text=text)
     assert refused.value.code == "invalid_edit" and board.choices == {}
 
@@ -56,7 +56,7 @@ def test_an_edit_outside_the_contract_records_nothing_keeps_what_was_typed_and_n
     board.show([A])
     board.choose("int-a", "approve", SEEN_A)  # decided before; the edit meant to replace it
     typed = '{"inspection_id": "inspection-42", "subject": "Bolt", "priority": "medium"}'
-    with pytest.raises(ReviewRefused) as refused:
+    with pytest.raises(Refused) as refused:
         board.choose("int-a", "edit-json", SEEN_A, args_text=typed)
     assert refused.value.code == "invalid_edit" and "priority: must be one of low, normal, high, urgent" in \
         refused.value.message
@@ -68,7 +68,7 @@ def test_an_edit_outside_the_contract_records_nothing_keeps_what_was_typed_and_n
 def test_a_form_edit_that_does_not_fit_is_named_under_its_field_until_a_good_one_replaces_it() -> None:
     board = ReviewBoard()
     board.show([A])
-    with pytest.raises(ReviewRefused):
+    with pytest.raises(Refused):
         board.choose("int-a", "edit", SEEN_A, form={"inspection_id": "inspection-42", "subject": "", "priority": "low"})
     fields = {f.name: f for f in board.cards()[0]["editor"]["fields"]}
     assert fields["subject"].error and fields["subject"].value == "" and fields["priority"].value == "low"
@@ -85,7 +85,7 @@ def test_cards_come_from_the_server_and_a_review_gone_drops_its_choice() -> None
     board.choose("int-a", "approve", SEEN_A)
     board.show([B])  # the server no longer waits on A
     assert [c["review"].interrupt_id for c in board.cards()] == ["int-b"] and board.choices == {}
-    with pytest.raises(ReviewRefused):
+    with pytest.raises(Refused):
         board.choose("int-a", "approve", SEEN_A)
 
 
@@ -111,7 +111,7 @@ def test_the_card_draws_the_form_a_choice_list_of_the_contract_only_and_the_raw_
     assert re.findall(r'<option value="([^"]*)"', select.group(1)) == ["low", "normal", "high", "urgent"]
     assert '<option value="high" selected>' in select.group(1)
     assert 'name="subject"' in html and '<details class="sw-review-raw">' in html  # closed until needed
-    with pytest.raises(ReviewRefused):
+    with pytest.raises(Refused):
         board.choose("int-a", "edit-json", SEEN_A, args_text='{"inspection_id": "i", "subject": "s", "priority": "x"}')
     html = str(render_template("review_cards.j2", cards=board.cards(), notices=[]))
     assert '<details class="sw-review-raw" open>' in html and "priority: must be one of" in html

@@ -13,10 +13,11 @@ from graphs_for_tests import in_memory_graph
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 
+from sitewalk.contracts.canonical import args_hash
 from sitewalk.contracts.workorders import work_orders_namespace
+from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
-from sitewalk_agent.review import STALE_REVISION, args_hash
-from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
+from sitewalk_agent.review import STALE_REVISION
 from sitewalk_agent.workorders import WorkOrders
 
 

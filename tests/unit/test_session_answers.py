@@ -17,10 +17,10 @@ from fake_agent_server import (
     counted_registry,
     waiting_state,
 )
+from memory_storage import MemoryStore
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.contracts.tools import READ_LOCAL_DRAFT
-from sitewalk.headless import MemoryStore
 from sitewalk.headless.delivery import AnswerBook, AuditLog
 from sitewalk.session.answers import HeadlessAnswers
 from sitewalk.session.calls import CallBoard

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+from memory_storage import MemoryStore
+
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft, start_blank_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft, start_blank_draft
 from sitewalk.session import Hooks, InspectionSession
 
 

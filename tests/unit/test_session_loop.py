@@ -18,9 +18,10 @@ from fake_agent_server import (
     paused_run,
     waiting_state,
 )
+from memory_storage import MemoryStore
 from sessions_for_tests import resumes, session_on, thread_server
 
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore
+from sitewalk.headless import HeadlessToolRegistry
 from sitewalk.headless.delivery import AnswerBook, AuditLog
 from sitewalk.session.loop import MAX_RESUMES
 

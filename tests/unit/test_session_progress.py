@@ -10,12 +10,12 @@ from sitewalk.session.progress import (
     ProgressWatch,
     RunProbe,
     StuckPolicy,
-    StuckRefused,
     StuckRun,
     Verdict,
     continue_plan,
     parse_choice,
 )
+from sitewalk.session.refusals import Refused
 
 POLICY = StuckPolicy(quiet_s=10, confirm_s=5)
 RUNNING = RunProbe("running", "c7")
@@ -112,7 +112,7 @@ def test_continue_starts_nothing_when_the_thread_waits_on_answers_or_has_nothing
 
 
 def test_continue_without_a_checkpoint_is_refused_with_a_code():
-    with pytest.raises(StuckRefused) as refused:
+    with pytest.raises(Refused) as refused:
         continue_plan(state(["model"], checkpoint_id=None))
     assert refused.value.code == "no_checkpoint"
 
@@ -120,7 +120,7 @@ def test_continue_without_a_checkpoint_is_refused_with_a_code():
 def test_only_cancel_and_continue_are_choices():
     assert parse_choice("cancel") == "cancel" and parse_choice("continue") == "continue"
     for bad in ("restart", "", "CANCEL", "continue "):
-        with pytest.raises(StuckRefused) as refused:
+        with pytest.raises(Refused) as refused:
             parse_choice(bad)
         assert refused.value.code == "unknown_choice"
 

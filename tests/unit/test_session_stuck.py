@@ -27,7 +27,7 @@ from fake_agent_server import (
 )
 from sessions_for_tests import no_wait, session_on, thread_server
 
-from sitewalk.session import InspectionSession, StuckRefused
+from sitewalk.session import InspectionSession, Refused
 from sitewalk.session.progress import StuckPolicy, StuckRun
 
 FAST = StuckPolicy(quiet_s=0.05, confirm_s=0.05, tick_s=0.01)
@@ -146,7 +146,7 @@ def test_a_run_that_moves_again_hides_the_panel_and_needs_no_choice():
         overriding(fake, "GET", f"{RUNS}/r1", (200, {"run_id": "r1", "status": "success"}))
         silence.end()  # a worker took the run up after all (and ends it)
         await until(lambda: not panel.up)
-        with pytest.raises(StuckRefused) as refused:
+        with pytest.raises(Refused) as refused:
             session.resolve_stuck("continue")
         assert refused.value.code == "not_stuck"
 
@@ -231,7 +231,7 @@ def test_a_choice_with_nothing_stuck_or_an_unknown_choice_is_refused_and_sends_n
     fake = server([])
     session = stuck_session(fake, RecordingPanel())
     for choice, code in (("continue", "not_stuck"), ("restart", "unknown_choice")):
-        with pytest.raises(StuckRefused) as refused:
+        with pytest.raises(Refused) as refused:
             session.resolve_stuck(choice)
         assert refused.value.code == code
     assert fake.requests == [] and not session.cancelled

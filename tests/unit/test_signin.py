@@ -10,9 +10,9 @@ import json
 
 import pytest
 from fake_agent_server import BASE_URL, OFFLINE, FakeTransport, sse
+from memory_storage import DictStorage
 
 from sitewalk.agentserver import AgentServerClient, Forbidden, NotFound, Unauthorized, error_for_status
-from sitewalk.device_storage import DictStorage
 from sitewalk.signin import (
     SETTING,
     Identity,

@@ -15,9 +15,10 @@ from langgraph.types import Command
 
 from sitewalk.contracts.envelope import ok_result
 from sitewalk.contracts.questions import MAX_COUNT, InvalidAnswer, answer_text, parse_answer, question_of
-from sitewalk.session.questions import PendingQuestion, QuestionRefused, pending_questions, resume_value
+from sitewalk.session.questions import PendingQuestion, pending_questions, resume_value
+from sitewalk.session.refusals import Refused
+from sitewalk_agent.demo.scripted_model import plan_turn, walk_findings
 from sitewalk_agent.graph import build_graph
-from sitewalk_agent.scripted_model import plan_turn, walk_findings
 from sitewalk_agent.site_walk import QUESTIONS, SITE_WALK, WALK_NODE, WALK_TOOL
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -48,7 +49,7 @@ def test_questions_are_found_in_a_state_with_the_subgraphs_task():
     (found,) = pending_questions(state)
     assert found == PendingQuestion("i1", "corroded_bolts", "How many bolts are corroded?", "number", "")
     assert resume_value(found, "4") == {"question_id": "corroded_bolts", "answer": 4}
-    with pytest.raises(QuestionRefused) as refused:
+    with pytest.raises(Refused) as refused:
         resume_value(found, "yes")
     assert refused.value.code == "invalid_answer" and refused.value.interrupt_id == "i1"
     assert question_of({"type": "question", "question_id": 3}) is None  # not a well-formed question

@@ -8,10 +8,11 @@ import asyncio
 import json
 
 import pytest
+from memory_storage import MemoryStore
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import read_audit_trail
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.session import Hooks, InspectionSession
 from sitewalk.session.edits import StepEdits
 from sitewalk.timeline import InvalidEdit, UnknownCheckpoint

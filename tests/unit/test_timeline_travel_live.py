@@ -6,10 +6,11 @@ import asyncio
 import json
 
 import pytest
+from memory_storage import MemoryStore
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.base.device_errors import PERMISSION_DENIED, PositionError
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, read_local_draft
+from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.location import get_current_location
 from sitewalk.headless.manual_position import ManualPosition
 from sitewalk.headless.permissions import MANUAL_ENTRY, DevicePermissions

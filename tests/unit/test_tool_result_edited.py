@@ -18,7 +18,7 @@ from sitewalk.contracts.envelope import is_outcome_unknown
 from sitewalk.contracts.tool_result import read_tool_result, tool_envelope
 from sitewalk.session.calls import CallBoard
 from sitewalk_agent.audit.record import tool_outcome
-from sitewalk_agent.scripted_model import REVIEW_SUBJECTS
+from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 
 EDITED = {"subject": "Replace the east rail bolt", "priority": "urgent"}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sitewalk_agent.scripted_model import inspection_screen
+from sitewalk_agent.demo.scripted_model import inspection_screen
 from sitewalk_agent.workorders import WorkOrderError, WorkOrderNotFound, WorkOrders, substance_of, work_order_key
 
 ROOT = Path(__file__).resolve().parents[2]

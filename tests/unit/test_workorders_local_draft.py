@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from sitewalk.headless import HeadlessToolRegistry, MemoryStore, draft_key, save_local_draft
+from memory_storage import MemoryStore
+
+from sitewalk.headless import HeadlessToolRegistry, draft_key, save_local_draft
 from sitewalk.headless.local_draft import save_record_key
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

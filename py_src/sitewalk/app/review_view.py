@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..bridge import dom
+from ..session.refusals import Refused
 from ..session.review_board import ReviewBoard, SeenRevision
-from ..session.reviews import ReviewRefused
 from ..ui.render import render_template
 from .regions import CardRegion, present_card
 
@@ -80,7 +80,7 @@ class ReviewCardsView:
         try:
             self.board.choose(iid, action, seen, args_text=str(dom.query(card, ".sw-review-json").value),
                               reason=str(dom.query(card, ".sw-review-reason").value), form=_form_inputs(card))
-        except ReviewRefused as refused:
+        except Refused as refused:
             if refused.code != "invalid_edit":  # an edit that does not fit is said under its editor
                 self.board.refuse(iid, refused.code, refused.message)
         self._draw()

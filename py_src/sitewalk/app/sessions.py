@@ -102,13 +102,13 @@ class Sessions:
 
     def _stuck(self, choice: str) -> None:
         """Cancel or Continue on the stuck panel; a refusal is said on the panel, which stays."""
-        from ..session.progress import StuckRefused
+        from ..session.refusals import Refused
 
         try:
             if self._newest is None:
-                raise StuckRefused("not_stuck", "no inspection is open")
+                raise Refused("not_stuck", "no inspection is open")
             self._newest.resolve_stuck(choice)
-        except StuckRefused as refused:
+        except Refused as refused:
             self._stuck_panel.refused(refused.code, refused.message)
 
     def _show_mismatch(self, mismatch: ContractMismatch) -> None:

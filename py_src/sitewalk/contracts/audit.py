@@ -8,8 +8,8 @@ Namespace: `("users", <owner>, "sitewalk", "audit", <thread_id>)`, the owner bei
 identity or `anonymous` (`sitewalk.contracts.store`: the one layout both servers' store APIs keep as
 it is, and the only one `sitewalk_agent.auth` serves to the owner).
 
-Why nothing here is hand-rolled beyond the chaining: the digest is `hashlib.sha256` and the bytes
-hashed are `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
+Why nothing here is hand-rolled beyond the chaining: every hash is `sitewalk.contracts.canonical.sha256_of`,
+sha256 over `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
 UTF-8 — the same canonical form anyone can rebuild with any JSON library. The only thing this
 module adds is the link: each record names the hash of the one before it (`prev_hash`; the first
 names `GENESIS`), and its own `hash` covers every other field, `prev_hash` included. Changing,
@@ -22,16 +22,15 @@ silently overwritten record.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .canonical import sha256_of
 from .store import user_namespace
 
-__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "STATE_HEAD", "ChainProblem", "args_hash", "audit_namespace",
-           "canonical_json", "check_committed", "committed_head", "later_head", "record_hash", "record_key", "seal",
+__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "STATE_HEAD", "ChainProblem", "audit_namespace",
+           "check_committed", "committed_head", "later_head", "record_hash", "record_key", "seal",
            "verify_chain"]
 
 NAMESPACE = ("sitewalk", "audit")
@@ -53,19 +52,9 @@ def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]
     return user_namespace(owner, *NAMESPACE, safe)
 
 
-def canonical_json(value: Any) -> bytes:
-    """Sorted keys, no spaces, UTF-8: the bytes every hash in the chain is taken over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def args_hash(args: Any) -> str:
-    """sha256 of a tool call's arguments in canonical JSON (what a reviewer approved, byte for byte)."""
-    return hashlib.sha256(canonical_json(args if args is not None else {})).hexdigest()
-
-
 def record_hash(record: Mapping[str, Any]) -> str:
     """The hash of a record: every field but `hash` itself, `prev_hash` included."""
-    return hashlib.sha256(canonical_json({k: v for k, v in record.items() if k != "hash"})).hexdigest()
+    return sha256_of({k: v for k, v in record.items() if k != "hash"})
 
 
 def record_key(seq: int, digest: str) -> str:

@@ -13,12 +13,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from .canonical import sha256_of
 
 __all__ = ["FIELD_ARGS", "NotifyArgs", "PhotosArgs", "WorkOrderArgs", "reviewed_order_key", "reviewed_substance"]
 
@@ -57,7 +57,6 @@ def reviewed_order_key(substance: dict[str, Any]) -> str:
 
     The slug is for people (at most 60 characters); the digest, over the whole substance, is what
     tells two orders apart."""
-    canonical = json.dumps(substance, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]
+    digest = sha256_of(substance)[:12]
     slug = "-".join(_words(str(substance["subject"])))[:60].strip("-") or "order"
     return f"work-order:{substance['inspection_id']}:{slug}:{digest}"

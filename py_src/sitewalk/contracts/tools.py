@@ -7,13 +7,13 @@ they disagree.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_jsonable_python
+
+from .canonical import sha256_of
 
 PROTOCOL_VERSION = "sitewalk.headless/1"
 
@@ -103,8 +103,7 @@ class ToolContract:
             "args": self.args.model_json_schema(),
             "result": self.result.model_json_schema(),
         }
-        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        return sha256_of(body)[:16]
 
 
 READ_LOCAL_DRAFT = ToolContract(

@@ -3,7 +3,6 @@
 from .local_draft import (
                           AsyncKeyValueStore,
                           KeyValueStore,
-                          MemoryStore,
                           draft_key,
                           read_local_draft,
                           save_local_draft,
@@ -11,5 +10,5 @@ from .local_draft import (
 )
 from .registry import HeadlessToolRegistry, ToolFailed, headless_tool_call
 
-__all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "MemoryStore", "ToolFailed",
+__all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "ToolFailed",
            "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft", "start_blank_draft"]

@@ -1,9 +1,9 @@
 """`read_local_draft` / `save_local_draft`: the inspector's draft, kept in an async key-value store.
 
-In the browser the store is IndexedDB (`sitewalk.bridge.storage.IndexedDbStore`); in tests
-`MemoryStore`. A draft is stored as the JSON text of a `ReadLocalDraftResult`. Drafts written by older versions of the
-app into localStorage are moved over once, on first read, as they are (so a corrupt one still
-reads as corrupt, naming its key).
+In the browser the store is IndexedDB (`sitewalk.bridge.storage.IndexedDbStore`); in tests a dict
+(`tests/memory_storage.py`). A draft is stored as the JSON text of a `ReadLocalDraftResult`. Drafts
+written by older versions of the app into localStorage are moved over once, on first read, as they
+are (so a corrupt one still reads as corrupt, naming its key).
 
 Saving is idempotent: each save carries a key, `draft-save:{inspection_id}:{sha256 of the draft}[:12]`
 (the draft's fields and notes, canonical JSON), kept with its answer under `save_record_key`. Saving
@@ -19,7 +19,6 @@ since. An unreadable stored draft stays a `corrupt_data` failure: it is never re
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from ..base.device_errors import StorageError
+from ..contracts.canonical import sha256_of
 from ..contracts.envelope import ErrorCode
 from ..contracts.tools import (
     ReadLocalDraftArgs,
@@ -41,26 +41,13 @@ from ..contracts.tools import (
 from ..device_storage import KeyValueStore
 from .registry import ToolFailed
 
-__all__ = ["AsyncKeyValueStore", "KeyValueStore", "MemoryStore", "draft_key", "read_local_draft",
+__all__ = ["AsyncKeyValueStore", "KeyValueStore", "draft_key", "read_local_draft",
            "save_key", "save_local_draft", "save_record_key", "start_blank_draft"]
 
 
 class AsyncKeyValueStore(Protocol):
     async def get(self, key: str) -> str | None: ...
     async def set(self, key: str, value: str) -> None: ...
-
-
-class MemoryStore:
-    """An `AsyncKeyValueStore` over a dict (tests, and a fallback when IndexedDB is missing)."""
-
-    def __init__(self, data: dict[str, str] | None = None):
-        self.data: dict[str, str] = dict(data or {})
-
-    async def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    async def set(self, key: str, value: str) -> None:
-        self.data[key] = value
 
 
 def draft_key(inspection_id: str) -> str:
@@ -74,8 +61,7 @@ def save_record_key(inspection_id: str) -> str:
 
 def save_key(args: SaveLocalDraftArgs) -> str:
     """The idempotency key of a save: the inspection and a digest of the whole draft (notes too)."""
-    canonical = json.dumps(args.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return f"draft-save:{args.inspection_id}:{hashlib.sha256(canonical.encode()).hexdigest()[:12]}"
+    return f"draft-save:{args.inspection_id}:{sha256_of(args.model_dump(mode='json'))[:12]}"
 
 
 async def _saved_already(store: AsyncKeyValueStore, args: SaveLocalDraftArgs, key: str) -> SaveLocalDraftResult | None:
@@ -113,7 +99,7 @@ async def _load(store: AsyncKeyValueStore, key: str, legacy: KeyValueStore | Non
 
 
 def read_local_draft(store: AsyncKeyValueStore, legacy: KeyValueStore | None = None):
-    """Build the implementation bound to a store (IndexedDB in the browser, `MemoryStore` in tests)."""
+    """Build the implementation bound to a store (IndexedDB in the browser, a dict in tests)."""
 
     async def implementation(args: ReadLocalDraftArgs) -> ReadLocalDraftResult:
         key = draft_key(args.inspection_id)

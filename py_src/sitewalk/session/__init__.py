@@ -26,20 +26,20 @@ import uuid
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..headless.delivery import ContractMismatch
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
 from .conversation import show_user_text
 from .parts import Hooks, ThreadParts
-from .progress import StuckRefused, parse_choice
-from .questions import PendingQuestion, QuestionRefused
+from .progress import parse_choice
+from .questions import PendingQuestion
+from .refusals import Refused
 from .restore import restore_view
-from .reviews import PendingReview, ReviewRefused
+from .reviews import PendingReview
 from .thread import ASSISTANT_ID, Thread
 from .view import View
 
-__all__ = ["ASSISTANT_ID", "Hooks", "InspectionSession", "StuckRefused", "Thread", "View"]
+__all__ = ["ASSISTANT_ID", "Hooks", "InspectionSession", "Refused", "Thread", "View"]
 
 
 class InspectionSession:
@@ -125,22 +125,22 @@ class InspectionSession:
 
     def resolve_stuck(self, choice: str) -> None:
         """The inspector's choice for the run shown stuck: 'cancel' or 'continue' (carried out by the
-        stream that watches it). StuckRefused when the choice is unknown or no run is stuck."""
+        stream that watches it). Refused when the choice is unknown or no run is stuck."""
         chosen = parse_choice(choice)
         if self.parts is None:
-            raise StuckRefused("not_stuck", "no inspection is open")
+            raise Refused("not_stuck", "no inspection is open")
         self.parts.stream.guard.choose(chosen)
         if chosen == "cancel":
             self.cancellation.cancel()
 
-    async def review(self, decisions: dict[str, dict[str, Any]]) -> list[ReviewRefused]:
+    async def review(self, decisions: dict[str, dict[str, Any]]) -> list[Refused]:
         """Send review decisions `{interrupt_id: decision}` (see `reviews`); the refused ones come back."""
         if self.parts is None:
             return []
         async with self.parts.conversation.running():
             return await self.parts.reviews.submit(decisions)
 
-    async def answer(self, interrupt_id: str, raw: Any) -> QuestionRefused | None:
+    async def answer(self, interrupt_id: str, raw: Any) -> Refused | None:
         """Answer a question of the agent's (see `questions`); the refusal when nothing was sent."""
         if self.parts is None:
             return None
@@ -167,10 +167,6 @@ class InspectionSession:
     def outcomes(self) -> dict[str, dict[str, Any]]:
         """tool_call_id -> the envelope this device answered."""
         return {} if self.parts is None else self.parts.answers.outcomes
-
-    @property
-    def contract_mismatches(self) -> list[ContractMismatch]:
-        return [] if self.parts is None else self.parts.answers.mismatches
 
     @property
     def spec_identity(self) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from ..agentserver.client import pending_interrupts
+from .refusals import Refused
 
 __all__ = [
     "ACTIVE",
@@ -35,7 +36,6 @@ __all__ = [
     "RunProbe",
     "StuckChoice",
     "StuckPolicy",
-    "StuckRefused",
     "StuckRun",
     "Verdict",
     "continue_plan",
@@ -145,20 +145,12 @@ class ProgressWatch:
         self.stuck = self.ended = False
 
 
-class StuckRefused(ValueError):
-    """A choice on the stuck panel that cannot be carried out; nothing was changed."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.message = code, message
-
-
 def parse_choice(choice: str) -> StuckChoice:
     if choice == "cancel":
         return "cancel"
     if choice == "continue":
         return "continue"
-    raise StuckRefused("unknown_choice", f"{choice!r} is not a choice for a stuck run (cancel or continue)")
+    raise Refused("unknown_choice", f"{choice!r} is not a choice for a stuck run (cancel or continue)")
 
 
 class ContinueKind(StrEnum):
@@ -182,5 +174,5 @@ def continue_plan(state: dict[str, Any]) -> ContinuePlan:
     checkpoint = state.get("checkpoint") or {}
     checkpoint_id = checkpoint.get("checkpoint_id") if isinstance(checkpoint, dict) else None
     if not checkpoint_id:
-        raise StuckRefused("no_checkpoint", "the thread's state names no checkpoint to continue from")
+        raise Refused("no_checkpoint", "the thread's state names no checkpoint to continue from")
     return ContinuePlan(ContinueKind.RERUN, str(checkpoint_id))

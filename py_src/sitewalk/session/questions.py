@@ -24,9 +24,10 @@ from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import Unauthorized
 from ..contracts.questions import InvalidAnswer, parse_answer, question_of
 from .loop import RunLoop
+from .refusals import Refused
 from .thread import Thread
 
-__all__ = ["PendingQuestion", "QuestionCards", "QuestionRefused", "Questions", "pending_questions"]
+__all__ = ["PendingQuestion", "QuestionCards", "Questions", "pending_questions"]
 
 RefusalCode = Literal["invalid_answer", "already_answered", "sign_in_required"]
 SIGN_IN_TO_ANSWER = "not sent: the agent server asks you to sign in. Sign in, then send your answer again"
@@ -44,14 +45,6 @@ class PendingQuestion:
         return asdict(self)
 
 
-class QuestionRefused(ValueError):
-    """An answer that was not sent: its interrupt, a code, and why."""
-
-    def __init__(self, interrupt_id: str, code: RefusalCode, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.interrupt_id, self.code, self.message = interrupt_id, code, message
-
-
 def pending_questions(state: Mapping[str, Any]) -> list[PendingQuestion]:
     """The questions a thread state waits on, in the server's order."""
     found = []
@@ -64,11 +57,11 @@ def pending_questions(state: Mapping[str, Any]) -> list[PendingQuestion]:
 
 
 def resume_value(question: PendingQuestion, raw: Any) -> dict[str, Any]:
-    """What answers `question` (raises QuestionRefused when `raw` does not fit it)."""
+    """What answers `question` (raises Refused when `raw` does not fit it)."""
     try:
         value = parse_answer(question.kind, raw)
     except InvalidAnswer as error:
-        raise QuestionRefused(question.interrupt_id, "invalid_answer", str(error)) from error
+        raise Refused("invalid_answer", str(error), interrupt_id=question.interrupt_id) from error
     return {"question_id": question.question_id, "answer": value}
 
 
@@ -104,12 +97,12 @@ class Questions:
         self.cards.questions([q.as_dict() for q in pending])
         return pending
 
-    async def answer(self, interrupt_id: str, raw: Any) -> QuestionRefused | None:
+    async def answer(self, interrupt_id: str, raw: Any) -> Refused | None:
         """Send the answer to one pending question and carry on with the run; the refusal when not sent."""
         try:
             await self._answer(interrupt_id, raw)
-        except QuestionRefused as refused:
-            self.cards.question_refused(refused.interrupt_id, refused.code, refused.message)
+        except Refused as refused:
+            self.cards.question_refused(interrupt_id, refused.code, refused.message)
             return refused
         return None
 
@@ -117,15 +110,15 @@ class Questions:
         try:
             state = await self.client.threads.get_state(self.thread.id)
         except Unauthorized as error:
-            raise QuestionRefused(interrupt_id, "sign_in_required", SIGN_IN_TO_ANSWER) from error
+            raise Refused("sign_in_required", SIGN_IN_TO_ANSWER, interrupt_id=interrupt_id) from error
         question = next((q for q in pending_questions(state) if q.interrupt_id == interrupt_id), None)
         if question is None:
-            raise QuestionRefused(interrupt_id, "already_answered", "the agent no longer waits on this question")
+            raise Refused("already_answered", "the agent no longer waits on this question", interrupt_id=interrupt_id)
         value = resume_value(question, raw)
         try:
             await self.loop.run(command={"resume": {interrupt_id: value}})
         except Unauthorized as error:  # refused before it ran (one that landed anyway: its card goes once signed in)
-            raise QuestionRefused(interrupt_id, "sign_in_required", SIGN_IN_TO_ANSWER) from error
+            raise Refused("sign_in_required", SIGN_IN_TO_ANSWER, interrupt_id=interrupt_id) from error
         try:
             await self.refresh()
         except Unauthorized:  # answered; the cards are read again once signed in

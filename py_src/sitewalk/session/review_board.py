@@ -24,7 +24,8 @@ from ..contracts.field_actions import FIELD_ARGS
 from ..review_form import check_args, form_fields, read_form, schema_of
 from ..timeline.errors import InvalidEdit
 from ..timeline.typed_value import typed_object
-from .reviews import PendingReview, ReviewRefused
+from .refusals import Refused
+from .reviews import PendingReview
 
 __all__ = ["ReviewBoard", "SeenRevision"]
 
@@ -66,7 +67,7 @@ class ReviewBoard:
         does not fit the tool's contract records nothing and is refused (`invalid_edit`)."""
         review = self.pending.get(iid)
         if review is None:
-            raise ReviewRefused(iid, "already_decided", "this review is no longer pending")
+            raise Refused("already_decided", "this review is no longer pending", interrupt_id=iid)
         named = {"args_revision": seen.args_revision, "args_hash": seen.args_hash}
         if kind == "approve":
             self.choices[iid] = {"type": "approve", **named}
@@ -76,7 +77,7 @@ class ReviewBoard:
             args = self._edited(review, form if kind == "edit" else None, args_text)
             self.choices[iid] = {"type": "edit", **named, "edited_action": {"name": review.name, "args": args}}
         else:
-            raise ReviewRefused(iid, "invalid_decision", f"unknown decision {kind!r}")
+            raise Refused("invalid_decision", f"unknown decision {kind!r}", interrupt_id=iid)
         self.refusals.pop(iid, None)
         self.drafts.pop(iid, None)
 
@@ -93,7 +94,7 @@ class ReviewBoard:
             self.choices.pop(review.interrupt_id, None)
             self.drafts[review.interrupt_id] = EditDraft(str(wrong), wrong.fields, None if form is None else dict(form),
                                                          None if form is not None else args_text)
-            raise ReviewRefused(review.interrupt_id, "invalid_edit", str(wrong)) from wrong
+            raise Refused("invalid_edit", str(wrong), interrupt_id=review.interrupt_id) from wrong
 
     def take(self) -> dict[str, dict[str, Any]]:
         """Every decided card, for one resume; the board forgets them (the server's state says what happened)."""

@@ -10,13 +10,13 @@ The server (`sitewalk_agent.review`) pauses each gated tool call with its own in
   is revision n+1 of the args: the edited args are what runs.
 - Before anything is sent, the decisions are checked against a fresh read of the thread's state:
   one whose interrupt is no longer pending is refused `already_decided`, one whose hash differs from
-  the pending args `stale_revision` (`ReviewRefused`, shown on its card); the others go in ONE resume
+  the pending args `stale_revision` (`Refused`, shown on its card); the others go in ONE resume
   command keyed by interrupt id. Undecided reviews are simply not in it: they stay pending. The server
   checks every decision again (revision, allowed type, an edit's args against the tool's contract) and
   refuses a bad one without failing the run: the call stays pending under a new interrupt id, its
   interrupt value carries `refusal: {code, field, message}` (`stale_revision`, `invalid_edit`,
   `invalid_decision`); that refusal is on the card (`PendingReview.refusal`) and comes back from
-  `submit` as a `ReviewRefused` with its field. The other decisions of that resume still apply.
+  `submit` as a `Refused` with its field. The other decisions of that resume still apply.
 - A decided call whose resume went out and whose answer never came (the connection dropped, the
   server could not be reached) is `outcome_unknown`, never failed or succeeded, until `reconcile`
   reads the thread's state: a ToolMessage for the call settles it (succeeded or failed); the
@@ -41,10 +41,11 @@ from ..base.server_errors import AgentServerError, ServerUnreachable, StreamErro
 from ..calls.lifecycle import CallStatus
 from ..contracts.envelope import is_outcome_unknown
 from .loop import RunLoop
+from .refusals import Refused
 from .thread import Thread
 from .view import View
 
-__all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "ReviewRefused", "Reviews", "approve",
+__all__ = ["OUTCOME_UNKNOWN", "PendingReview", "ReviewCards", "Reviews", "approve",
            "check_decisions", "edit", "pending_reviews", "reconcile", "reject", "server_refusals"]
 
 REVIEW_TYPE = "tool_approval"
@@ -82,15 +83,6 @@ class PendingReview:
         return asdict(self)
 
 
-class ReviewRefused(ValueError):
-    """A decision that was not sent (or that the server refused): its interrupt, a code, why, and the
-    field at fault for an edit (`invalid_edit`)."""
-
-    def __init__(self, interrupt_id: str, code: RefusalCode, message: str, field: str | None = None) -> None:
-        super().__init__(f"{code}: {field + ': ' if field else ''}{message}")
-        self.interrupt_id, self.code, self.message, self.field = interrupt_id, code, message, field
-
-
 def _refusal_shown(refusal: Mapping[str, Any]) -> dict[str, Any]:
     """The server's refusal as a card shows it: a code, the field (or None) and the reason."""
     field = refusal.get("field")
@@ -98,10 +90,10 @@ def _refusal_shown(refusal: Mapping[str, Any]) -> dict[str, Any]:
             "message": str(refusal.get("message") or "")[:500]}
 
 
-def server_refusals(pending: list[PendingReview], sent: Mapping[str, str]) -> list[ReviewRefused]:
+def server_refusals(pending: list[PendingReview], sent: Mapping[str, str]) -> list[Refused]:
     """The decisions just sent (`sent`: tool_call_id -> name) that the server refused: their call still
     waits, its review carrying the refusal (a decision it took would have ended the review)."""
-    return [ReviewRefused(r.interrupt_id, r.refusal["code"], r.refusal["message"], r.refusal["field"])
+    return [Refused(r.refusal["code"], r.refusal["message"], interrupt_id=r.interrupt_id, field=r.refusal["field"])
             for r in pending if r.tool_call_id in sent and r.refusal is not None]
 
 
@@ -129,20 +121,20 @@ def pending_reviews(state: Mapping[str, Any]) -> list[PendingReview]:
 
 
 def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, Any]
-                    ) -> tuple[dict[str, dict[str, Any]], list[ReviewRefused]]:
+                    ) -> tuple[dict[str, dict[str, Any]], list[Refused]]:
     """Split `{interrupt_id: decision}` into what may be sent and what is refused, against `state`."""
     pending = {r.interrupt_id: r for r in pending_reviews(state)}
     good: dict[str, dict[str, Any]] = {}
-    refused: list[ReviewRefused] = []
+    refused: list[Refused] = []
     for iid, decision in decisions.items():
         review = pending.get(iid)
         if review is None:
-            refused.append(ReviewRefused(iid, "already_decided", "the server no longer waits on this review"))
+            refused.append(Refused("already_decided", "the server no longer waits on this review", interrupt_id=iid))
         elif decision.get("type") not in ("approve", "edit", "reject"):
-            refused.append(ReviewRefused(iid, "invalid_decision", f"unknown decision {decision.get('type')!r}"))
+            refused.append(Refused("invalid_decision", f"unknown decision {decision.get('type')!r}", interrupt_id=iid))
         elif (decision.get("args_revision"), decision.get("args_hash")) != (review.args_revision, review.args_hash):
-            refused.append(ReviewRefused(iid, "stale_revision", f"the decision was made on other args than "
-                                         f"revision {review.args_revision} pending on the server"))
+            refused.append(Refused("stale_revision", f"the decision was made on other args than "
+                                         f"revision {review.args_revision} pending on the server", interrupt_id=iid))
         else:
             good[iid] = decision
     return good, refused
@@ -215,7 +207,7 @@ class Reviews:
         self.cards.reviews([r.as_dict() for r in pending])
         return pending
 
-    async def submit(self, decisions: Mapping[str, dict[str, Any]]) -> list[ReviewRefused]:
+    async def submit(self, decisions: Mapping[str, dict[str, Any]]) -> list[Refused]:
         """Send the decisions that still apply, in one resume; return (and show) the refused ones.
         Without a sign-in the server accepts, every decision not known to have landed is held on its card."""
         try:
@@ -231,7 +223,7 @@ class Reviews:
             except Unauthorized:  # refused before it ran; if it landed anyway, the next read drops its card
                 return refused + self._hold(good, refused)
         for r in refused:
-            self.cards.review_refused(r.interrupt_id, r.code, r.message)
+            self.cards.review_refused(str(r.interrupt_id), r.code, r.message)
         try:
             refused += server_refusals(await self.refresh(), sent if good else {})  # shown on their cards
         except ServerUnreachable:  # the cards of unknown outcome stay so until the server is read again
@@ -240,24 +232,24 @@ class Reviews:
             self.view.status("Decisions sent; sign in to see what the agent waits on next")
         return refused
 
-    def _hold(self, decisions: Mapping[str, dict[str, Any]], refused: list[ReviewRefused] | None = None
-              ) -> list[ReviewRefused]:
+    def _hold(self, decisions: Mapping[str, dict[str, Any]], refused: list[Refused] | None = None
+              ) -> list[Refused]:
         """Keep each decision on its card, to send once signed in (the refusals known so far shown too)."""
         for r in refused or []:
-            self.cards.review_refused(r.interrupt_id, r.code, r.message)
+            self.cards.review_refused(str(r.interrupt_id), r.code, r.message)
         for iid, decision in decisions.items():
             self.cards.review_held(iid, dict(decision), SIGN_IN_TO_SEND)
         self.view.status(f"{len(decisions)} review decision(s) not sent: sign in to send them")
-        return [ReviewRefused(iid, "sign_in_required", SIGN_IN_TO_SEND) for iid in decisions]
+        return [Refused("sign_in_required", SIGN_IN_TO_SEND, interrupt_id=iid) for iid in decisions]
 
-    async def _send(self, good: dict[str, dict[str, Any]], sent: dict[str, str]) -> list[ReviewRefused]:
+    async def _send(self, good: dict[str, dict[str, Any]], sent: dict[str, str]) -> list[Refused]:
         try:
             await self.loop.run(command={"resume": good})
         except Unauthorized:
             raise  # nothing ran for want of a sign-in: not an unknown outcome (see `submit`)
         except StreamError as error:
             if "stale_revision" in str(error):  # the server's own check refused it: nothing ran
-                return [ReviewRefused(iid, "stale_revision", str(error)[:300]) for iid in good]
+                return [Refused("stale_revision", str(error)[:300], interrupt_id=iid) for iid in good]
             self._unknown(sent)
         except AgentServerError:  # the request went out (or may have), its answer never came
             self._unknown(sent)

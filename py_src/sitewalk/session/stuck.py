@@ -33,11 +33,11 @@ from .progress import (
     RunProbe,
     StuckChoice,
     StuckPolicy,
-    StuckRefused,
     StuckRun,
     Verdict,
     continue_plan,
 )
+from .refusals import Refused
 from .thread import Thread
 from .view import View
 
@@ -75,9 +75,9 @@ class StuckGuard:
         return Watched(self, run_id)
 
     def choose(self, choice: StuckChoice) -> None:
-        """The inspector's choice for the stuck run; StuckRefused when no run is stuck."""
+        """The inspector's choice for the stuck run; Refused when no run is stuck."""
         if self.current is None or not self.current.shown:
-            raise StuckRefused("not_stuck", "no run of this inspection is stuck now")
+            raise Refused("not_stuck", "no run of this inspection is stuck now")
         self.current.chosen(choice)
 
     def show(self, run: StuckRun | None) -> None:
@@ -192,10 +192,10 @@ class Watched:
             if choice == "continue":
                 self.state = await self.guard.client.threads.get_state(self.guard.thread.id)
                 self.plan = continue_plan(dict(self.state))
-        except (AgentServerError, StuckRefused) as exc:
+        except (AgentServerError, Refused) as exc:
             if choice == "continue":
-                code = exc.code if isinstance(exc, StuckRefused) else type(exc).__name__
-                self.guard.refuse(code, str(exc.message) if isinstance(exc, StuckRefused) else str(exc))
+                code = exc.code if isinstance(exc, Refused) else type(exc).__name__
+                self.guard.refuse(code, str(exc.message) if isinstance(exc, Refused) else str(exc))
                 self._fresh_choice()
                 return False
             self.guard.view.status(f"The agent server could not be told to cancel the run: {exc}")

@@ -8,7 +8,8 @@ are called where those are decided. `python -m sitewalk_agent.audit
 verify THREAD_ID --server URL` checks a trail through the store API (`cli`).
 """
 
-from sitewalk.contracts.audit import GENESIS, HEAD_KEY, ChainProblem, args_hash, canonical_json, verify_chain
+from sitewalk.contracts.audit import GENESIS, HEAD_KEY, ChainProblem, verify_chain
+from sitewalk.contracts.canonical import args_hash
 from sitewalk_agent.audit.middleware import AuditMiddleware
 from sitewalk_agent.audit.record import (
     FIELDS,
@@ -20,5 +21,5 @@ from sitewalk_agent.audit.record import (
 from sitewalk_agent.audit.trail import NAMESPACE, AuditTrail, audit_namespace
 
 __all__ = ["FIELDS", "GENESIS", "HEAD_KEY", "NAMESPACE", "AuditMiddleware", "AuditTrail", "ChainProblem",
-           "args_hash", "audit_namespace", "canonical_json", "record_review_decision", "record_site_walk",
+           "args_hash", "audit_namespace", "record_review_decision", "record_site_walk",
            "record_tool_call", "record_ui_action", "verify_chain"]

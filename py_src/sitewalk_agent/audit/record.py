@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitewalk.contracts.audit import args_hash
+from sitewalk.contracts.canonical import args_hash
 from sitewalk.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
 from sitewalk.contracts.tool_result import tool_envelope
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context

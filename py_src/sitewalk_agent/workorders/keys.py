@@ -7,10 +7,9 @@ See the package docstring for the rule. Pure: no I/O.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
+from sitewalk.contracts.canonical import sha256_of
 from sitewalk.contracts.field_actions import reviewed_order_key, reviewed_substance
 
 __all__ = ["reviewed_order_key", "reviewed_substance", "substance_of", "work_order_key"]
@@ -32,6 +31,5 @@ def substance_of(inspection_id: str | None, subject: str, ui_spec: dict[str, Any
 
 def work_order_key(substance: dict[str, Any]) -> str:
     """`work-order:{inspection}:{subject}:{risk}:{digest}`: equal substances give equal keys."""
-    canonical = json.dumps(substance, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]
+    digest = sha256_of(substance)[:12]
     return f"work-order:{substance['inspection_id']}:{substance['subject']}:{substance['risk']}:{digest}"

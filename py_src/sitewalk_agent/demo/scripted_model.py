@@ -52,7 +52,7 @@ A human message may name a scenario with `script: NAME`, for demos and end-to-en
 - `site-walk-twice`: the same, but the message calls `walk_site` twice: the first walks, the second is
   refused (`one_walk_at_a_time`, nothing asked twice), and the model says so after the answers.
 - `fail`: the first call as usual (`read_local_draft`); once it is answered the model fails
-  (`graph.ScriptedFaultsMiddleware`), so the run ends in error with that reason;
+  (`sitewalk_agent.demo.faults.ScriptedFaultsMiddleware`), so the run ends in error with that reason;
 - with any scenario, `orders_latency_ms=N` in the message makes the work-order system take N ms to
   file an order in this thread's runs (past `SITEWALK_WORKORDERS_TIMEOUT_MS` the call's outcome is
   unknown, then reconciled; see `sitewalk_agent.outcomes`).
