@@ -5,7 +5,11 @@
 //   the wheels of the lock (native code, the app's own package), then calls
 //       await sitewalk.app.main({"agentServerUrl": str, "assistantId": str, "baseUrl": str,
 //                                "builtFor": str | None, "connectSrc": [str] | None,
-//                                "serviceWorkerUrl": str})
+//                                "streamStallSeconds": number | None, "stuckParam": str | None,
+//                                "stuckSeconds": number | None, "serviceWorkerUrl": str,
+//                                ...every other key of config.json, as written})
+//   (readConfig below: ?server=, ?assistant=, ?stall=, ?stuck= win over config.json; docs/operating.md
+//   has the table of every setting.)
 //   main() renders into <main id="app">, calls window.sitewalkShell.showApp()
 //   when it likes (boot.js calls it after main returns otherwise), and must
 //   return once the first screen is interactive: it must not wait for the agent
