@@ -22,6 +22,7 @@ import json
 import os
 import pkgutil
 import sys
+import tempfile
 import zipfile
 
 STDLIB = os.path.dirname(os.__file__)  # /lib/python314.zip in Pyodide
@@ -101,7 +102,7 @@ def _stdlib_entry(module: object) -> str | None:
 def run(job_path: str) -> None:
     with open(job_path) as fh:
         job = json.load(fh)
-    unpacked = "/tmp/sitewalk-closure"
+    unpacked = tempfile.mkdtemp(prefix="sitewalk-closure-")  # in Pyodide's in-memory file system
     for wheel in job["unpack"]:
         with zipfile.ZipFile("/host" + wheel) as zf:
             zf.extractall(unpacked)
