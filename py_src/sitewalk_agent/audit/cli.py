@@ -53,11 +53,8 @@ async def read_trail(server: str, namespace: tuple[str, ...], token: str | None 
             offset += len(found)
             if len(found) < PAGE:
                 break
-    except httpx.HTTPStatusError as exc:  # refused (401/403) or not found: say the status
-        raise TrailUnreadable(f"cannot read {'/'.join(namespace)} from {server}: HTTP {exc.response.status_code} "
-                              f"{exc}") from exc
-    except (httpx.HTTPError, OSError, KeyError, TypeError, ValueError) as exc:
-        raise TrailUnreadable(f"cannot read {'/'.join(namespace)} from {server}: {exc}") from exc
+    except READ_FAILURES as exc:
+        raise _unreadable(f"{'/'.join(namespace)}", server, exc) from exc
     finally:
         await client.aclose()
     return items
@@ -78,13 +75,19 @@ async def read_committed_head(server: str, thread_id: str, token: str | None = N
             if len(page) < PAGE:
                 return best if isinstance(best, dict) else None
             before = {"configurable": {"checkpoint_id": page[-1]["checkpoint"]["checkpoint_id"]}}
-    except httpx.HTTPStatusError as exc:
-        raise TrailUnreadable(f"cannot read the checkpoints of {thread_id} from {server}: HTTP "
-                              f"{exc.response.status_code} {exc}") from exc
-    except (httpx.HTTPError, OSError, KeyError, TypeError, ValueError) as exc:
-        raise TrailUnreadable(f"cannot read the checkpoints of {thread_id} from {server}: {exc}") from exc
+    except READ_FAILURES as exc:
+        raise _unreadable(f"the checkpoints of {thread_id}", server, exc) from exc
     finally:
         await client.aclose()
+
+
+READ_FAILURES = (httpx.HTTPError, OSError, KeyError, TypeError, ValueError)
+
+
+def _unreadable(what: str, server: str, exc: Exception) -> TrailUnreadable:
+    """A failed read as exit 2's error; a refusal (401/403) or a missing thread names its HTTP status."""
+    status = f"HTTP {exc.response.status_code} " if isinstance(exc, httpx.HTTPStatusError) else ""
+    return TrailUnreadable(f"cannot read {what} from {server}: {status}{exc}")
 
 
 def _problem(items: list[tuple[str, Any]], committed: Any) -> ChainProblem | None:
