@@ -43,7 +43,7 @@ from .sse import ServerSentEvent, SSEDecoder
 from .stall import QUIET_FACTOR, STALL_SECONDS, until_stalled
 from .transport import HttpxTransport, Transport
 
-__all__ = ["AgentServerClient", "StreamPart", "pending_interrupts"]
+__all__ = ["AgentServerClient", "StreamPart", "pending_interrupts", "state_at_checkpoint_request"]
 
 DEFAULT_STREAM_MODE: tuple[StreamMode, ...] = ("values", "updates", "messages-tuple")
 
@@ -110,6 +110,23 @@ class _Http:
             yield _part(event)
 
 
+def state_at_checkpoint_request(thread_id: str, checkpoint_id: str) -> tuple[str, dict[str, Any]]:
+    """The request for the state at one of the graph's checkpoints: `POST /threads/{id}/state/checkpoint`
+    with the checkpoint's whole config, its namespace ("": the graph's own) included (the official SDK's
+    `get_state(thread_id, checkpoint={...})`).
+
+    Why not `GET /threads/{id}/state/{checkpoint_id}`: langgraph dev (langgraph-api 0.16, langgraph 1.2)
+    answers it with 500 for a checkpoint whose metadata has `parents`, as every graph checkpoint of a run
+    from a subgraph's checkpoint has (the site walk's "ask again" and "change answer": the run's config
+    carries the subgraph's `checkpoint_map`). The GET builds a config without `checkpoint_ns`, the in-memory
+    checkpointer hands that config back, and langgraph's `patch_checkpoint_map` reads its `checkpoint_ns`
+    (KeyError). Aegra answers both forms alike. When langgraph dev's GET answers such a checkpoint
+    (tests/unit/test_state_after_ask_again_live.py reads one), the GET may come back.
+    """
+    return (f"/threads/{_p(thread_id)}/state/checkpoint",
+            {"checkpoint": {"checkpoint_id": checkpoint_id, "checkpoint_ns": ""}})
+
+
 def _part(event: ServerSentEvent) -> StreamPart:
     try:
         data = json.loads(event.data) if event.data else None
@@ -141,11 +158,12 @@ class ThreadsClient:
         return cast(list[Thread], await self._http.call("POST", "/threads/search", body))
 
     async def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> ThreadState:
-        """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...})."""
-        path = f"/threads/{_p(thread_id)}/state"
+        """The thread's state ({values, next, tasks, interrupts, checkpoint, parent_checkpoint, ...}), now or
+        at one of the graph's checkpoints (read as `state_at_checkpoint_request` says)."""
         if checkpoint_id:
-            path += f"/{_p(checkpoint_id)}"
-        return cast(ThreadState, await self._http.call("GET", path))
+            path, body = state_at_checkpoint_request(thread_id, checkpoint_id)
+            return cast(ThreadState, await self._http.call("POST", path, body))
+        return cast(ThreadState, await self._http.call("GET", f"/threads/{_p(thread_id)}/state"))
 
     async def get_history(
         self, thread_id: str, limit: int = 10, before: str | None = None, checkpoint_ns: str = ""
