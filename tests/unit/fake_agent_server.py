@@ -49,6 +49,18 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_bytes().decode("utf-8")
 
 
+def state_at(thread_id: str, checkpoint_id: str) -> str:
+    """The route of the state at one checkpoint (`fake.on("POST", state_at(t, c), reply)`): the client asks
+    `POST /threads/T/state/checkpoint` with the checkpoint in the body, routed here by its id."""
+    return f"/threads/{thread_id}/state/checkpoint/{checkpoint_id}"
+
+
+def _routed_path(method: str, path: str, body: Any) -> str:
+    if method == "POST" and path.endswith("/state/checkpoint") and isinstance(body, dict):
+        return f"{path}/{(body.get('checkpoint') or {}).get('checkpoint_id', '')}"
+    return path
+
+
 class Silence:
     """A stream chunk that says nothing until `end()` (then the chunks after it follow)."""
 
@@ -102,8 +114,9 @@ class FakeTransport:
             raise AssertionError(f"more than {MAX_REQUESTS} requests: a loop that does not end")
         copy = json.loads(json.dumps(body))  # as it went over the wire, not a live reference
         self.requests.append(Request(method, parts.path, parts.query, copy, dict(headers or {})))
+        path = _routed_path(method, parts.path, copy)
         for route in self.routes:
-            if route.method == method and route.path == parts.path:
+            if route.method == method and route.path == path:
                 return route.next()
         if method == "GET" and _RUN_RECORD.fullmatch(parts.path):
             # A run's record read after its stream ended: the run ended with it, unless a route

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from fake_agent_server import BASE_URL, FakeTransport, RecordingView, counted_registry, sse
+from fake_agent_server import BASE_URL, FakeTransport, RecordingView, counted_registry, sse, state_at
 from recorded import load_history
 
 from sitewalk.agentserver.client import AgentServerClient
@@ -132,9 +132,9 @@ def _review_state(renamed: bool) -> dict[str, Any]:
 def _fake(runs_going: list[Any] | None = None) -> FakeTransport:
     fake = FakeTransport().on("POST", f"/threads/{THREAD}/history", (200, RECORDED["all"]))
     for cid, entry in ENTRIES.items():
-        fake.on("GET", f"{STATE}/{cid}", (200, entry))
+        fake.on("POST", state_at(THREAD, cid), (200, entry))
     waiting = _review_state(renamed=True)
-    fake.on("GET", f"{STATE}/{FORK}", (200, waiting))  # the fork's state: the page is redrawn from it first
+    fake.on("POST", state_at(THREAD, FORK), (200, waiting))  # the fork's state: the page is redrawn from it first
     return (fake.on("GET", RUNS, (200, runs_going or []))
             .on("POST", STATE, (200, {"checkpoint": {"checkpoint_ns": "", "checkpoint_id": FORK}}))
             .on("POST", f"{RUNS}/stream",
@@ -177,8 +177,10 @@ def test_a_changed_decision_forks_at_the_review_step_and_resumes_the_call_asked_
     assert fork.json == {"values": None, "as_node": WRITER, "checkpoint": {"checkpoint_id": step.facts.parent_id}}
     run, resume = fake.sent("POST", f"{RUNS}/stream")
     assert run.json["input"] is None and run.json["checkpoint"] == {"checkpoint_id": FORK}
-    asked_in_order = [(r.method, r.path) for r in fake.requests]  # the page redrawn from the fork before its run
-    assert asked_in_order.index(("GET", f"{STATE}/{FORK}")) < asked_in_order.index(("POST", f"{RUNS}/stream"))
+    # the page redrawn from the fork before its run
+    read_at = [n for n, r in enumerate(fake.requests) if r.path == state_at(THREAD, "")[:-1]
+               and r.json["checkpoint"]["checkpoint_id"] == FORK]
+    assert read_at and read_at[0] < next(n for n, r in enumerate(fake.requests) if r.path == f"{RUNS}/stream")
     asked = next(i for i in _review_state(renamed=True)["interrupts"]
                  if i["value"]["tool_call_id"] == bolt.tool_call_id)
     assert resume.json["command"]["resume"] == {asked["id"]: {

@@ -18,20 +18,13 @@ from json_shape import Shape, differences, id_free, merge, shape
 from recorded import HISTORY, load_history, pack_history, unpack_history
 
 from sitewalk.agentserver.sse import SSEDecoder
-from sitewalk.base.server_errors import ServerError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 import record_all  # noqa: E402
 
 HISTORIES = sorted(p.name for p in HISTORY.glob("*.json"))
-# The site walk's recorder changes an answer after asking again (edits.change_answer after ask_again): the
-# in-memory server answers the redraw's GET /threads/{id}/state/{checkpoint} with 500 (KeyError
-# 'checkpoint_ns' in langgraph's patch_checkpoint_map), so site_walk.json cannot be recorded anew yet.
-SITE_WALK_BLOCKED = pytest.mark.xfail(raises=ServerError, strict=True,
-                                      reason="langgraph dev answers 500 to the recorder's redraw after ask_again")
-RECORDERS = [pytest.param(name, marks=SITE_WALK_BLOCKED) if name == "site_walk" else name
-             for name in sorted(record_all.RECORDERS)]
+RECORDERS = sorted(record_all.RECORDERS)
 
 
 def sse_shape(raw: bytes) -> Shape:

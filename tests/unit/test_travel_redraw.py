@@ -10,7 +10,7 @@ import asyncio
 import copy
 from typing import Any
 
-from fake_agent_server import BASE_URL, HISTORY, RUNS, STATE, THREAD_ID, FakeTransport, PageView, sse
+from fake_agent_server import BASE_URL, HISTORY, RUNS, STATE, THREAD_ID, FakeTransport, PageView, sse, state_at
 from test_inspections import graph_state
 
 from sitewalk.agentserver.client import AgentServerClient
@@ -74,7 +74,7 @@ def _no_tools() -> Any:
 def test_a_fork_redraws_the_view_from_its_fork_point_then_shows_the_new_run_once_as_a_reopen_would():
     old, fork_point, forked, new_end = _states()
     fake = FakeTransport().on("GET", STATE, (200, old)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, []))
-    fake.on("GET", f"{STATE}/c1", (200, fork_point)).on("GET", f"{STATE}/c2", (200, forked))
+    fake.on("POST", state_at(THREAD_ID, "c1"), (200, fork_point)).on("POST", state_at(THREAD_ID, "c2"), (200, forked))
     fake.on("POST", STATE, (200, {"checkpoint": forked["checkpoint"]}))
     fake.on("POST", f"{RUNS}/stream", _run(forked, new_end))
     view = PageView()
@@ -110,7 +110,7 @@ def test_a_message_the_old_branch_streamed_here_is_shown_again_when_the_new_run_
     old, fork_point, forked, new_end = _states()
     replay = {**fork_point, "next": ["model"]}
     fake = FakeTransport().on("GET", STATE, (200, fork_point)).on("GET", RUNS, (200, []))
-    fake.on("POST", HISTORY, (200, [])).on("GET", f"{STATE}/c1", (200, replay))
+    fake.on("POST", HISTORY, (200, [])).on("POST", state_at(THREAD_ID, "c1"), (200, replay))
     fake.on("POST", f"{RUNS}/stream", _run(forked, new_end))
     view = PageView()
     session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
@@ -136,7 +136,7 @@ def test_a_fork_whose_run_fails_midway_leaves_the_page_as_the_thread_is_and_says
 
     old, fork_point, forked, new_end = _states()
     fake = FakeTransport().on("GET", STATE, (200, old)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, []))
-    fake.on("GET", f"{STATE}/c1", (200, fork_point)).on("GET", f"{STATE}/c2", (200, forked))
+    fake.on("POST", state_at(THREAD_ID, "c1"), (200, fork_point)).on("POST", state_at(THREAD_ID, "c2"), (200, forked))
     fake.on("POST", STATE, (200, {"checkpoint": forked["checkpoint"]}))
     half = _run(forked, new_end).split("event: messages")[0] + "event: messages" + \
         _run(forked, new_end).split("event: messages")[1]
