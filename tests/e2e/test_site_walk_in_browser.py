@@ -205,3 +205,22 @@ def test_the_first_minute_without_a_draft_blank_draft_then_the_walk_then_done(ap
     app.wait_finished(inspection)
     assert "Handrail secure: yes" in card.inner_text()
     app.screenshot("4-done")
+
+
+def test_an_answer_asked_again_can_then_be_changed_at_its_step(app):
+    """Ask again between the questions, answer 7, then change that 7 to 12: the change's redraw reads the
+    graph's checkpoint the asked-again run made (langgraph dev used to answer that read with 500)."""
+    page = _walk(app)
+    _nested_step(page, "— yes").locator("[data-sw-travel='ask-again']").click()
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    again = page.locator(f"{QUESTION}[data-question-id='corroded_bolts']")
+    again.locator("input").fill("7")
+    again.locator("[data-question-answer='number']").click()
+    _shown(app, "Corroded bolts: 7")
+    _nested_step(page, "— 7").locator("[data-sw-travel='change-answer']").click()
+    page.locator(".sw-restore-preview input#sw-edit-text").fill("12")
+    page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    _shown(app, "Corroded bolts: 12")
+    _nested_step(page, "— 12 (changed)")
+    assert page.locator(QUESTION).count() == 0  # changed, not asked
+    assert not app.watch.console_errors
