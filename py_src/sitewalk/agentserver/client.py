@@ -120,8 +120,8 @@ def state_at_checkpoint_request(thread_id: str, checkpoint_id: str) -> tuple[str
     from a subgraph's checkpoint has (the site walk's "ask again" and "change answer": the run's config
     carries the subgraph's `checkpoint_map`). The GET builds a config without `checkpoint_ns`, the in-memory
     checkpointer hands that config back, and langgraph's `patch_checkpoint_map` reads its `checkpoint_ns`
-    (KeyError). Aegra answers both forms alike. When langgraph dev's GET answers such a checkpoint
-    (tests/unit/test_state_after_ask_again_live.py reads one), the GET may come back.
+    (KeyError). Aegra answers both forms alike. The GET may come back once langgraph dev answers it for
+    the checkpoint tests/unit/test_state_after_ask_again_live.py makes (the SDK's `get_state(checkpoint_id=)`).
     """
     return (f"/threads/{_p(thread_id)}/state/checkpoint",
             {"checkpoint": {"checkpoint_id": checkpoint_id, "checkpoint_ns": ""}})
