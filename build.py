@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build, serve and benchmark the Sitewalk static site.
 
-    python build.py [build] [--server URL] [--force]
+    python build.py [build] [--server URL] [--assistant ID] [--stuck-seconds N]
+                            [--stream-stall-seconds N] [--force]
     python build.py serve [--port P] [--server-port Q] [--base /sub/path/]
     python build.py bench [--runs N] [--profile desktop|phone|all]
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from sitewalk.base.seconds import seconds
 from sitewalk_build.assemble import build, build_lock, build_unlocked
 from sitewalk_build.bench import PROFILES, cmd_bench
 from sitewalk_build.errors import BuildError, log
@@ -13,6 +16,20 @@ from sitewalk_build.serve import cmd_serve
 from sitewalk_build.stale import is_stale, read_stamp
 
 DESCRIPTION = "Build, serve and benchmark the Sitewalk static site."
+# config.json's run limits, by their option: read by the app (session/stuck_limits.py), checked alike here
+LIMIT_OPTIONS = {"stream_stall_seconds": "streamStallSeconds", "stuck_seconds": "stuckSeconds"}
+
+
+def limit_value(option: str) -> Callable[[str], float | str]:
+    """The argparse type of a run limit: the app's rule (sitewalk.base.seconds); "" drops the value."""
+    def parse(text: str) -> float | str:
+        if text == "":
+            return ""
+        try:
+            return seconds(text, option)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
 
 
 def parser() -> argparse.ArgumentParser:
@@ -22,6 +39,10 @@ def parser() -> argparse.ArgumentParser:
     pb.add_argument("--server", default=DEFAULT_SERVER_URL, help="default agent server URL")
     pb.add_argument("--force", action="store_true", help="build even if dist/ is up to date")
     pb.add_argument("--assistant", default=None, help="default assistant (graph) id, written into config.json")
+    pb.add_argument("--stream-stall-seconds", type=limit_value("--stream-stall-seconds"), default=None,
+                    metavar="N", help="streamStallSeconds in config.json: a silent stream's limit (1-3600)")
+    pb.add_argument("--stuck-seconds", type=limit_value("--stuck-seconds"), default=None, metavar="N",
+                    help="stuckSeconds in config.json: silence before a run is checked for stuck (1-3600)")
     ps = sub.add_parser("serve", help="build if stale, start the agent server, serve dist/")
     ps.add_argument("--port", type=int, default=None, help="static site port (default 8000 or free)")
     ps.add_argument("--server-port", type=int, default=None, help="agent server port (default free)")
@@ -42,22 +63,37 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def limits_of(args: argparse.Namespace, previous: dict[str, Any]) -> dict[str, float]:
+    """The run limits to build with: each option as given, else the previous build's; "" drops one."""
+    kept = dict(previous.get("limits") or {})
+    for option, key in LIMIT_OPTIONS.items():
+        value = getattr(args, option, None)
+        if value == "":
+            kept.pop(key, None)
+        elif value is not None:
+            kept[key] = value
+    return kept
+
+
 def cmd_build(args: argparse.Namespace) -> int:
-    """The server URL and the assistant id are inputs of the build (config.json is precached with its
-    integrity, so it is written before the service worker's list, never after). Without --assistant
-    the previous build's assistant is kept; --assistant "" drops it (the app's default then)."""
+    """The server URL, the assistant id and the run limits are inputs of the build (config.json is
+    precached with its integrity, so it is written before the service worker's list, never after).
+    Without --assistant (--stuck-seconds, --stream-stall-seconds) the previous build's value is kept;
+    "" drops it (the app's default then)."""
     server = getattr(args, "server", DEFAULT_SERVER_URL)
     dist = Path(getattr(args, "dist", DIST))
+    previous = read_stamp(dist) or {}
     assistant = getattr(args, "assistant", None)
     if assistant is None:
-        assistant = (read_stamp(dist) or {}).get("assistantId")
-    assistant = assistant or None
+        assistant = previous.get("assistantId")
+    inputs: dict[str, Any] = {"server_url": server, "assistant_id": assistant or None,
+                              "limits": limits_of(args, previous)}
     if getattr(args, "force", False):
-        build(dist, server_url=server, assistant_id=assistant)
+        build(dist, **inputs)
         return 0
     with build_lock():  # checked and built under one lock: two `./sw test` at once build once
-        if is_stale(dist, server_url=server, assistant_id=assistant):
-            build_unlocked(dist, server_url=server, assistant_id=assistant)
+        if is_stale(dist, **inputs):
+            build_unlocked(dist, **inputs)
         else:
             log(f"{dist.name}/ is up to date")
     return 0

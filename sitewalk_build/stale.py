@@ -45,16 +45,20 @@ def read_stamp(dist: Path) -> dict[str, Any] | None:
 
 
 def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
-             server_url: str | None = None, assistant_id: str | None = None) -> bool:
+             server_url: str | None = None, assistant_id: str | None = None,
+             limits: dict[str, float] | None = None) -> bool:
     """True when dist/ is missing, or an input (web/, the app package,
-    pyproject.toml, the build tooling) is newer than it, or a different server URL or
-    assistant id (None: the app's default) is asked for."""
+    pyproject.toml, the build tooling) is newer than it, or a different server URL,
+    assistant id (None: the app's default) or run limits (config.json's streamStallSeconds,
+    stuckSeconds; None or {}: none) is asked for."""
     info = read_stamp(dist)
     if info is None:
         return True
     if server_url is not None and info.get("agentServerUrl") != server_url:
         return True
     if (info.get("assistantId") or None) != (assistant_id or None):
+        return True
+    if (info.get("limits") or {}) != (limits or {}):
         return True
     if info.get("app_src") != str(app_src.resolve()) or info.get("web") != str(web.resolve()):
         return True

@@ -3,6 +3,12 @@
 The agent appends the records (`sitewalk_agent.audit`); the chain and its namespace are shared
 (`sitewalk.contracts.audit`), so the app checks the very chain it shows before it offers it as a
 file. No browser import: runs under CPython too (the view is `sitewalk.app.audit_view`).
+
+The chain alone cannot show a tail cut off together with the store's head pointer, nor a record
+re-sealed with correct hashes below the API. The graph also commits the head {seq, hash} in the
+thread's state (`audit_head`, checkpointed, never moved back), so the trail is compared with it too
+(`head_mismatch`), as `python -m sitewalk_agent.audit verify` does with the thread's history: the
+trail was cut, or changed, after step N.
 """
 
 from __future__ import annotations
@@ -12,12 +18,55 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .agentserver.client import AgentServerClient
-from .contracts.audit import HEAD_KEY, ChainProblem, audit_namespace, verify_chain
+from .base.server_errors import AgentServerError, Unauthorized
+from .contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, audit_namespace, verify_chain
 
-__all__ = ["AuditTrail", "read_audit_trail"]
+__all__ = ["AuditTrail", "HeadMismatch", "head_mismatch", "read_audit_trail"]
 
 WHAT = {"tool_call": "tool call", "review_decision": "review", "ui_action": "UI action",
         "reconciliation": "reconciliation", "site_walk": "site walk"}
+
+
+@dataclass(frozen=True)
+class HeadMismatch:
+    """The trail is not what the thread's state committed: `cut` (it ends before the committed step),
+    `changed` (the committed step's record is another one now: it, or a step before it, was rewritten
+    and the chain re-sealed) or `unreadable` (the committed head is not a {seq, hash})."""
+
+    kind: str
+    committed: int  # the committed step (-1 when unreadable)
+    ends_at: int  # the trail's last step
+
+    def __str__(self) -> str:
+        if self.kind == "cut":
+            return (f"the trail was cut after step {self.ends_at}: the thread's checkpoints committed "
+                    f"step {self.committed}")
+        if self.kind == "changed":
+            return (f"the trail was changed at or before step {self.committed}: that step is not the one "
+                    "the thread's checkpoints committed")
+        return "the head the thread's checkpoints committed is unreadable: the trail cannot be compared with it"
+
+
+def _seq(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def head_mismatch(records: list[dict[str, Any]], committed: Any) -> HeadMismatch | None:
+    """None when the head the thread's state committed (`audit_head`; None: nothing committed yet) is in
+    the trail as it was; otherwise how the trail differs from it."""
+    if committed is None:
+        return None
+    by_seq = {_seq(r.get("seq")): r for r in records if isinstance(r, dict)}
+    ends_at = max((seq for seq in by_seq if seq is not None), default=0)
+    seq = _seq(committed.get("seq")) if isinstance(committed, dict) else None
+    if seq is None or not isinstance(committed.get("hash"), str):
+        return HeadMismatch("unreadable", -1, ends_at)
+    if seq > ends_at:
+        return HeadMismatch("cut", seq, ends_at)
+    found = by_seq.get(seq)
+    if found is None or found.get("hash") != committed["hash"]:
+        return HeadMismatch("changed", seq, ends_at)
+    return None
 
 
 @dataclass
@@ -27,6 +76,22 @@ class AuditTrail:
     records: list[dict[str, Any]] = field(default_factory=list)
     head: dict[str, Any] | None = None
     problem: ChainProblem | None = None
+    committed: Any = None  # the thread state's `audit_head` {seq, hash} (None: nothing committed yet)
+    mismatch: HeadMismatch | None = None  # how the trail differs from `committed` (None: it does not)
+    committed_unread: str | None = None  # why the thread's state could not be read (None: it was read)
+
+    @property
+    def whole(self) -> bool:
+        """The chain links up and holds what the thread committed (or that could not be read: said apart)."""
+        return self.problem is None and self.mismatch is None
+
+    def verdict(self) -> str:
+        """In words: whole, or the first thing wrong (the chain's own problem first)."""
+        if self.problem is not None:
+            return f"broken: {self.problem}"
+        if self.mismatch is not None:
+            return f"broken: {self.mismatch}"
+        return "whole"
 
     def rows(self) -> list[dict[str, str]]:
         """One row per record for the panel: time, what, tool, outcome, reviewer, short hash."""
@@ -34,9 +99,9 @@ class AuditTrail:
 
     def export_json(self) -> str:
         """The trail as a JSON file: what `python -m sitewalk_agent.audit export` prints, and the verdict."""
-        verdict = "whole" if self.problem is None else f"broken: {self.problem}"
-        return json.dumps({"thread_id": self.thread_id, "namespace": list(self.namespace), "chain": verdict,
-                           "records": self.records, "head": self.head}, indent=2, ensure_ascii=False)
+        return json.dumps({"thread_id": self.thread_id, "namespace": list(self.namespace), "chain": self.verdict(),
+                           "records": self.records, "head": self.head, "committed_head": self.committed},
+                          indent=2, ensure_ascii=False)
 
     def file_name(self) -> str:
         task = next((str(r["task_id"]) for r in self.records if r.get("task_id")), self.thread_id)
@@ -59,9 +124,19 @@ def _row(record: dict[str, Any]) -> dict[str, str]:
 
 
 async def read_audit_trail(client: AgentServerClient, thread_id: str, owner: str | None = None) -> AuditTrail:
-    """The thread's records in chain order, its head, and the first problem of the chain (None: whole)."""
+    """The thread's records in chain order, its head, the first problem of the chain (None: whole), and
+    how it differs from the head the thread's state committed (one read of the state)."""
     namespace = audit_namespace(thread_id, owner)
     items = [(str(i["key"]), i["value"]) for i in await client.store.list_items(namespace)]
     trail = AuditTrail(thread_id, namespace, [v for k, v in sorted(items) if k != HEAD_KEY], dict(items).get(HEAD_KEY))
     trail.problem = verify_chain(items) if items else None
+    try:
+        values = (await client.threads.get_state(thread_id)).get("values")
+    except Unauthorized:
+        raise  # the sign-in form is up; the view says so
+    except AgentServerError as exc:
+        trail.committed_unread = str(exc)
+        return trail
+    trail.committed = values.get(STATE_HEAD) if isinstance(values, dict) else None
+    trail.mismatch = head_mismatch(trail.records, trail.committed)
     return trail

@@ -9,7 +9,13 @@ review still waits on the inspector. So, in this order:
   thread's status is `error`;
 - a run going (the thread `busy`): "running";
 - a task of the thread's current step that failed, or the thread's status `error`: "failed: <reason>",
-  the reason taken from the failed task (`tasks[].error`, as both servers keep it);
+  the reason taken from the failed task (`tasks[].error`, as both servers keep it), unless that is a cancel:
+- a run that was cancelled (the inspector's Cancel, `action=interrupt`): "cancelled", as the status line
+  said then. `langgraph dev` keeps the cancel as the failed task's error (`CancelledError()`, the thread
+  in `error`); a server that leaves the thread `idle` says it in the run's status (`interrupted`), so the
+  list reads an idle thread's newest run. Only for an idle thread does that run status mean a cancel: a
+  run paused on `interrupt()` leaves its thread `interrupted` (Aegra calls such a run `interrupted` too),
+  and a new run replaces the newest;
 - else "done".
 
 A device tool that asks the inspector while the run waits on it (the position, a photo) is "waiting
@@ -27,8 +33,8 @@ from typing import Any
 from .agentserver.client import pending_interrupts
 
 __all__ = [
-    "ASKING", "DONE", "RUNNING", "InspectionStatus", "Phase", "failed", "failure_reason", "needs_state",
-    "status_of_state", "status_of_thread", "waiting_for",
+    "ASKING", "CANCELLED", "DONE", "RUNNING", "InspectionStatus", "Phase", "failed", "failure_reason",
+    "needs_newest_run", "needs_state", "status_of_state", "status_of_thread", "waiting_for",
 ]
 
 MAX_REASON = 200  # characters of a failure's reason on the status line and in the list
@@ -38,6 +44,7 @@ class Phase(StrEnum):
     running = "running"
     waiting = "waiting"
     done = "done"
+    cancelled = "cancelled"
     failed = "failed"
 
 
@@ -57,6 +64,7 @@ class InspectionStatus:
 
 RUNNING = InspectionStatus(Phase.running, "running")
 DONE = InspectionStatus(Phase.done, "done")
+CANCELLED = InspectionStatus(Phase.cancelled, "cancelled")  # the newest run was cancelled (an idle thread)
 ASKING = InspectionStatus(Phase.waiting, "waiting for your answer")  # a device tool asks the inspector
 
 # What each kind of interrupt waits on, in the order the words name them.
@@ -84,6 +92,7 @@ def failed(reason: str) -> InspectionStatus:
     return InspectionStatus(Phase.failed, f"failed: {reason}")
 
 
+_CANCELLED = re.compile(r"^(asyncio\.(exceptions\.)?)?CancelledError(\(\)|: .*)?$", re.DOTALL)  # a cancelled task
 _REPR = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\((?P<quote>['\"])(?P<message>.*)(?P=quote)\)$", re.DOTALL)
 
 
@@ -108,6 +117,8 @@ def status_of_state(state: Mapping[str, Any], *, thread_status: str | None = Non
     if run_active or thread_status == "busy":
         return RUNNING
     reason = failure_reason(state)
+    if reason is not None and _CANCELLED.match(reason):
+        return CANCELLED
     if reason is not None or thread_status == "error":
         return failed(reason or "")
     return DONE
@@ -120,9 +131,15 @@ def needs_state(thread: Mapping[str, Any]) -> bool:
     return status == "error" or (status == "interrupted" and not _listed_interrupts(thread))
 
 
-def status_of_thread(thread: Mapping[str, Any]) -> InspectionStatus:
-    """From a thread as the search lists it (its status, and its interrupts when the server lists them).
-    For a thread that `needs_state`, read the state and use `status_of_state`; this says what it can."""
+def needs_newest_run(thread: Mapping[str, Any]) -> bool:
+    """Whether the thread's newest run tells more: a thread at rest is done, unless that run was cancelled."""
+    return thread.get("status") == "idle"
+
+
+def status_of_thread(thread: Mapping[str, Any], newest_run: Mapping[str, Any] | None = None) -> InspectionStatus:
+    """From a thread as the search lists it (its status, and its interrupts when the server lists them),
+    and its newest run when read (`needs_newest_run`). For a thread that `needs_state`, read the state and
+    use `status_of_state`; this says what it can."""
     status = thread.get("status")
     listed = _listed_interrupts(thread)
     if listed:
@@ -133,6 +150,8 @@ def status_of_thread(thread: Mapping[str, Any]) -> InspectionStatus:
         return InspectionStatus(Phase.waiting, "waiting for you")
     if status == "error":
         return failed("")
+    if status == "idle" and newest_run is not None and newest_run.get("status") == "interrupted":
+        return CANCELLED
     return DONE
 
 

@@ -3,9 +3,10 @@
 The app puts a stable device id (random, kept on the device) and the inspection id into each
 thread's metadata when it creates it; the list is those threads, found by metadata on the server
 (`POST /threads/search`), newest first, a page at a time. Each entry says where the inspection is:
-running, waiting (and on what), done or failed (and why), in the words of `inspection_status`, the
-same as the status line's. A thread the search lists too briefly (a failed one; on Aegra, one that waits,
-whose interrupts the search leaves out) is told from its state, read for it alone.
+running, waiting (and on what), done, cancelled or failed (and why), in the words of `inspection_status`,
+the same as the status line's. A thread the search lists too briefly (a failed one; on Aegra, one that waits,
+whose interrupts the search leaves out) is told from its state, read for it alone; a thread at rest from
+its newest run (one small read: was it cancelled?).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from .agentserver.client import AgentServerClient
 from .base.server_errors import AgentServerError, Unauthorized
-from .inspection_status import InspectionStatus, needs_state, status_of_state, status_of_thread
+from .inspection_status import InspectionStatus, needs_newest_run, needs_state, status_of_state, status_of_thread
 
 __all__ = ["PAGE_SIZE", "Inspection", "InspectionList"]
 
@@ -31,10 +32,11 @@ class Inspection:
     status: InspectionStatus
 
     @classmethod
-    def of(cls, thread: dict[str, Any], state: dict[str, Any] | None = None) -> Inspection:
-        """An entry from the search's thread, told from `state` when it was read."""
+    def of(cls, thread: dict[str, Any], state: dict[str, Any] | None = None,
+           newest_run: dict[str, Any] | None = None) -> Inspection:
+        """An entry from the search's thread, told from `state` (or its newest run) when it was read."""
         metadata = thread.get("metadata") or {}
-        status = status_of_thread(thread) if state is None else \
+        status = status_of_thread(thread, newest_run) if state is None else \
             status_of_state(state, thread_status=str(thread.get("status") or ""))
         return cls(str(thread["thread_id"]), str(metadata.get("inspection_id") or "?"),
                    str(thread.get("updated_at") or thread.get("created_at") or ""), status)
@@ -63,7 +65,8 @@ class InspectionList:
         known = {entry.thread_id for entry in self.entries}
         fresh = [dict(thread) for thread in page if thread["thread_id"] not in known]
         states = await asyncio.gather(*(self._state(thread) for thread in fresh))
-        added = [Inspection.of(thread, state) for thread, state in zip(fresh, states, strict=True)]
+        runs = await asyncio.gather(*(self._newest_run(thread) for thread in fresh))
+        added = [Inspection.of(thread, state, run) for thread, state, run in zip(fresh, states, runs, strict=True)]
         self.entries.extend(added)
         return added
 
@@ -77,3 +80,15 @@ class InspectionList:
             raise  # the whole list waits for a sign-in
         except AgentServerError:
             return None  # this one is listed as far as the search tells; the others are not held up
+
+    async def _newest_run(self, thread: dict[str, Any]) -> dict[str, Any] | None:
+        """The thread's newest run when it tells whether the thread is done or cancelled (None: not read)."""
+        if not needs_newest_run(thread):
+            return None
+        try:
+            runs = await self.client.runs.list(str(thread["thread_id"]), limit=1)
+        except Unauthorized:
+            raise  # the whole list waits for a sign-in
+        except AgentServerError:
+            return None  # listed as done, as the search tells; the others are not held up
+        return dict(runs[0]) if runs else None

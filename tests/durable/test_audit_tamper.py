@@ -23,6 +23,8 @@ from durable_helpers import start_test_stack, stop_test_stack
 from langgraph_sdk import get_client
 from signin_helpers import ANA, BEN, write_token_file
 
+from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.audit_trail import AuditTrail, read_audit_trail
 from sitewalk.contracts.audit import HEAD_KEY, seal
 from sitewalk.contracts.envelope import ok_result
 from sitewalk_agent.audit.store_lock import lock_namespace
@@ -123,9 +125,18 @@ def test_no_token_can_put_or_delete_in_an_audit_trail(server):
     assert set(asyncio.run(attempts())) <= {403, 404}
     assert trail(url, tid) == records
     assert verify(url, tid).returncode == 0
+    assert in_app(url, tid).whole and in_app(url, tid).committed["seq"] == records[-1]["seq"]
     for token in (BEN.token, "not-a-token-of-anyone-0123"):  # not hers to read: cannot be read, exit 2
         refused = verify(url, tid, token)
         assert refused.returncode == 2 and "cannot read" in refused.stderr
+
+
+def in_app(url: str, thread_id: str) -> AuditTrail:
+    """The trail as the app's audit panel reads it (Sitewalk's client, Ana's token): store and thread state."""
+    async def read() -> AuditTrail:
+        async with AgentServerClient(url, headers=ANA.headers) as client:
+            return await read_audit_trail(client, thread_id, "ana")
+    return asyncio.run(read())
 
 
 def _reseal(records: list[dict[str, Any]], start: int) -> list[tuple[str, dict[str, Any]]]:
@@ -164,6 +175,9 @@ def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     assert [r["outcome"] for r in trail(url, resealed)][1] == "failed:denied"  # the store now says so
     caught = verify(url, resealed)
     assert caught.returncode == 1 and "checkpoints committed" in caught.stderr, caught.stderr
+    shown = in_app(url, resealed)  # the chain links up again; the panel compares it with the committed head
+    assert shown.problem is None and shown.mismatch is not None and shown.mismatch.kind == "changed"
+    assert shown.verdict().startswith(f"broken: the trail was changed at or before step {records[-1]['seq']}")
 
     cut = asyncio.run(_confirmed_inspection(url))
     records = trail(url, cut)
@@ -177,3 +191,7 @@ def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     caught = verify(url, cut)
     assert caught.returncode == 1, caught.stderr
     assert f"committed record {last['seq']} but the chain ends at record {before['seq']}" in caught.stderr
+    shown = in_app(url, cut)
+    assert shown.problem is None and shown.mismatch is not None and shown.mismatch.kind == "cut"
+    assert str(shown.mismatch) == (f"the trail was cut after step {before['seq']}: "
+                                   f"the thread's checkpoints committed step {last['seq']}")

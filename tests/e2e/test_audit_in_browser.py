@@ -1,5 +1,6 @@
-"""The audit trail in the app: after an inspection the panel lists the server's records, and the export
-downloads JSON whose chain verifies (with the same check `python -m sitewalk_agent.audit verify` uses)."""
+"""The audit trail in the app: after an inspection the panel lists the server's records, checked against the
+head the thread's state committed, and the export downloads JSON whose chain verifies (with the same check
+`python -m sitewalk_agent.audit verify` uses)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ def test_the_trail_of_an_inspection_is_shown_and_exported_as_json_that_verifies(
     page.locator("#sw-audit-load").click()
     page.wait_for_selector("#sw-audit-verdict[data-chain='whole']")
     rows = page.locator("#sw-audit-records li")
+    # compared with the head the thread's state committed: here the last record, the press
+    committed = page.locator("#sw-audit-verdict").get_attribute("data-committed")
+    assert committed == rows.last.get_attribute("data-seq")
+    verdict = page.locator("#sw-audit-verdict").inner_text()
+    assert f"step {committed} as the thread's checkpoints committed it" in verdict
     tools = rows.locator(".sw-audit-tool").all_inner_texts()
     assert "read_local_draft" in tools and "create_work_order" in tools
     assert "Ana Ruiz (unauthenticated)" in rows.last.locator(".sw-audit-reviewer").inner_text()

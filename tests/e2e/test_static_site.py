@@ -77,6 +77,27 @@ def test_a_site_built_for_an_assistant_installs_its_worker_and_boots_offline(pag
         server.stop()
 
 
+def test_a_site_built_with_stuck_seconds_uses_them(page, agent_server, watch, tmp_path):
+    """`build.py build --stuck-seconds 7`: boot.js reads config.json's stuckSeconds and the app uses it.
+    Seen without waiting for a stuck run: a bad `?stuck=` is said with the value used instead, the built one."""
+    import json
+
+    dist = tmp_path / "dist"
+    assert build.main(["build", "--dist", str(dist), "--server", agent_server, "--stuck-seconds", "7"]) == 0
+    assert json.loads((dist / "config.json").read_text())["stuckSeconds"] == 7
+    server = build.serve_static(dist, 0)
+    watch.allow(server.url)
+    watch.expect_console_error(r"\?stuck= is 'soon'")  # said in the console on purpose
+    try:
+        page.goto(build.app_url(server.url, agent_server) + "&stuck=soon")
+        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        status = page.locator("#sw-status")
+        assert status.inner_text() == ("?stuck= is 'soon': it must be a number of seconds from 1 to 3600; "
+                                       "7 s is used")
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("artifact, named", [
     ("site-packages.zip", "jinja2"),  # the pure packages' archive names the packages it carries
     ("pydantic_core-*.whl", "pydantic-core"),  # a wheel installed by loadPackage

@@ -1,6 +1,6 @@
 """The status line and the list of inspections say where an inspection is, in the same words, in Chromium
 against the real agent server: waiting for a review (how many), for an answer (a site-walk question, a device
-request), done, or failed with its reason; never "run finished" for a run that paused or failed."""
+request), done, cancelled, or failed with its reason; never "run finished" for a run that paused or failed."""
 
 from __future__ import annotations
 
@@ -71,6 +71,20 @@ def test_a_device_request_is_waiting_for_your_answer_and_the_run_then_done(app):
     app.wait_finished(inspection)
     _both_say(app, inspection, "done")
     assert app.tool_call("get_current_location").get_attribute("data-state") == "failed"  # declined
+
+
+def test_a_run_the_inspector_cancels_is_cancelled_in_both_places(app):
+    """Cancel while the run goes (the server's run is cancelled, action=interrupt): the list said "done"."""
+    inspection = _inspection("inspection-305")
+    app.open()
+    app.seed_draft(inspection, DRAFT)
+    app.begin(inspection, "script: slow-ui pace_ms=300")
+    app.page.wait_for_selector("#sw-screen [data-sw-id='screen']")  # the run is going
+    listed = _listed(app, inspection)  # found now: after a cancel the device forgets the open thread
+    app.page.click("#sw-cancel")
+    app.wait_status(inspection, "cancelled")
+    expect(listed).to_have_text("cancelled", timeout=30_000)
+    assert listed.evaluate("(e) => e.closest('li').dataset.status") == "cancelled"
 
 
 def test_a_run_that_fails_says_failed_with_its_reason_as_an_error_in_both_places(app):

@@ -95,6 +95,9 @@ def test_a_whole_trail_verifies_and_no_client_may_rewrite_it(agent_server, capsy
     assert _audit(capsys, "verify", tid, "--server", agent_server)[0] == 0
     whole_in_app = asyncio.run(_app_trail(agent_server, tid))
     assert whole_in_app.problem is None and len(whole_in_app.records) == len(exported["records"])
+    # the head the thread's state committed is the last record's (the press was the last audited step)
+    assert whole_in_app.committed == {"seq": exported["records"][-1]["seq"], "hash": exported["records"][-1]["hash"]}
+    assert whole_in_app.mismatch is None and whole_in_app.whole
     assert 'data-chain="broken"' not in render_template("audit_trail.j2", trail=whole_in_app)
 
 

@@ -10,11 +10,13 @@ import pytest
 from recorded import load_history
 
 from sitewalk.inspection_status import (
+    CANCELLED,
     DONE,
     RUNNING,
     Phase,
     failed,
     failure_reason,
+    needs_newest_run,
     needs_state,
     status_of_state,
     status_of_thread,
@@ -106,3 +108,29 @@ def test_a_listed_thread_says_what_the_listing_tells_and_asks_for_the_state_when
         thread, words, read_state):
     assert status_of_thread(thread).words == words
     assert needs_state(thread) is read_state
+
+
+@pytest.mark.parametrize(("status", "run_status", "words"), [
+    ("idle", "interrupted", "cancelled"),  # the inspector's Cancel (action=interrupt) stopped the newest run
+    ("idle", "success", "done"),
+    ("idle", None, "done"),  # no run read (none started, or unreadable)
+    ("interrupted", "interrupted", "waiting for you"),  # Aegra: a run paused on interrupt() says interrupted too
+    ("busy", "interrupted", "running"),
+])
+def test_an_idle_thread_whose_newest_run_was_cancelled_says_cancelled(status, run_status, words):
+    thread = {"status": status, "interrupts": {}}
+    assert needs_newest_run(thread) is (status == "idle")
+    newest = None if run_status is None else {"run_id": "r1", "status": run_status}
+    found = status_of_thread(thread, newest)
+    assert found.words == words and (found is CANCELLED) is (words == "cancelled")
+
+
+@pytest.mark.parametrize("error", ["CancelledError()", "asyncio.CancelledError()", "CancelledError: run cancelled"])
+def test_a_run_cancelled_on_the_server_is_cancelled_not_failed(error):
+    """langgraph dev keeps the inspector's Cancel (action=interrupt) as the task's error, the thread in `error`:
+    the list said "failed: CancelledError()" although the status line said "cancelled"."""
+    state = {"values": {}, "next": ["model"], "tasks": [{"name": "model", "error": error, "interrupts": []}],
+             "interrupts": []}
+    assert status_of_state(state, thread_status="error") is CANCELLED
+    assert status_of_state({**state, "tasks": [{"name": "model", "error": "ValueError('CancelledError')"}]},
+                           thread_status="error").words == "failed: ValueError: CancelledError"

@@ -44,6 +44,8 @@ def test_the_list_pages_by_device_newest_first_and_stops_on_a_short_page():
     fake = FakeTransport().on("POST", SEARCH, (200, [thread(9), thread(8, "busy")]),
                               (200, [thread(8), {**thread(7, "interrupted"), "interrupts": {"task": [INTERRUPT]}}]),
                               (200, [thread(6)]))
+    for n in (9, 6):
+        fake.on("GET", f"/threads/t{n}/runs", (200, [{"run_id": f"r{n}", "status": "success"}]))
     inspections = InspectionList(client_on(fake), "d1", page_size=2)
     first = asyncio.run(inspections.more())
     assert [(e.inspection_id, e.status.words) for e in first] == [("inspection-9", "done"),
@@ -72,17 +74,33 @@ def test_a_thread_the_search_lists_too_briefly_is_told_from_its_state_and_the_ot
                                                      thread(4, "busy"), thread(5, "idle")]))
     for thread_id, state in states.items():
         fake.on("GET", f"/threads/{thread_id}/state", (200, state))
+    fake.on("GET", "/threads/t5/runs", (200, [{"run_id": "r5", "status": "success"}]))
     entries = asyncio.run(InspectionList(client_on(fake), "d1").more())
     assert [(e.thread_id, e.status.words) for e in entries] == [
         ("t1", "waiting for your review (3)"), ("t2", "failed: ValueError: model down"),
         ("t3", "waiting for your review (1)"), ("t4", "running"), ("t5", "done")]
     assert [e.status.name for e in entries] == ["waiting", "failed", "waiting", "running", "done"]
-    assert sorted(r.path for r in fake.requests if r.method == "GET") == [f"/threads/t{n}/state" for n in (1, 2, 3)]
+    assert sorted(r.path for r in fake.requests if r.method == "GET") == [
+        *(f"/threads/t{n}/state" for n in (1, 2, 3)), "/threads/t5/runs"]  # the idle one: its newest run only
+
+
+def test_an_idle_thread_whose_newest_run_was_cancelled_is_listed_cancelled_as_the_status_line_said():
+    """The inspector's Cancel stops the run (action=interrupt: run status `interrupted`, the thread idle);
+    the list used to call it "done"."""
+    fake = FakeTransport().on("POST", SEARCH, (200, [thread(1), thread(2), thread(3)]))
+    fake.on("GET", "/threads/t1/runs", (200, [{"run_id": "r1", "status": "interrupted"}]))
+    fake.on("GET", "/threads/t2/runs", (200, [{"run_id": "r2", "status": "success"}]))
+    fake.on("GET", "/threads/t3/runs", (200, []))  # a thread no run was started on
+    entries = asyncio.run(InspectionList(client_on(fake), "d1").more())
+    assert [(e.thread_id, e.status.words, e.status.name) for e in entries] == [
+        ("t1", "cancelled", "cancelled"), ("t2", "done", "done"), ("t3", "done", "done")]
+    assert [r.query for r in fake.sent("GET", "/threads/t1/runs")] == ["limit=1"]
 
 
 def test_a_state_that_cannot_be_read_leaves_its_entry_as_the_search_tells_and_the_rest_listed():
     fake = FakeTransport().on("POST", SEARCH, (200, [thread(1, "error"), thread(2)]))
     fake.on("GET", "/threads/t1/state", (404, {"detail": "gone"}))
+    fake.on("GET", "/threads/t2/runs", (404, {"detail": "gone"}))  # its newest run unreadable: done, as listed
     entries = asyncio.run(InspectionList(client_on(fake), "d1").more())
     assert [(e.thread_id, e.status.words) for e in entries] == [("t1", "failed: the run ended in error"),
                                                                 ("t2", "done")]

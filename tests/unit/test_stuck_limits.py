@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sitewalk.session.progress import ProgressWatch, RunProbe, StuckPolicy, Verdict
-from sitewalk.session.stuck_limits import stuck_policy, stuck_seconds
+from sitewalk.session.stuck_limits import stall_limit, stuck_policy, stuck_seconds
 
 
 def test_nothing_configured_is_the_default_ten_then_five_seconds():
@@ -45,6 +45,17 @@ def test_seconds_accept_numbers_and_their_text_only():
     assert stuck_seconds(12, "x") == 12.0 and stuck_seconds("1", "x") == 1.0 and stuck_seconds(3600, "x") == 3600.0
     with pytest.raises(ValueError, match="x is None"):
         stuck_seconds(None, "x")
+
+
+def test_the_stream_stall_limit_is_checked_by_the_same_rule_and_a_bad_one_is_said():
+    """boot.js hands over `?stall=` or config.json's streamStallSeconds as a number (None when unset); a
+    negative or huge one used to reach the stream as is (a negative limit gave every stream up at once)."""
+    assert stall_limit(None) == (20.0, []) and stall_limit(45) == (45.0, []) and stall_limit(3) == (3.0, [])
+    for bad in (-5, 0, 0.5, 7200, float("nan"), "soon"):
+        limit, [problem] = stall_limit(bad)
+        assert limit == 20.0
+        assert problem == (f"the stream stall limit (?stall= or streamStallSeconds) is {bad!r}: it must be a "
+                           "number of seconds from 1 to 3600; the default 20 s is used")
 
 
 def test_the_watch_asks_and_says_stuck_on_the_configured_limits():

@@ -10,7 +10,6 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
-from ..agentserver.stall import STALL_SECONDS
 from ..base.server_errors import AgentServerError, Forbidden, NotFound, Unauthorized
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..bridge.fetch import BrowserTransport
@@ -28,7 +27,7 @@ from ..headless.permissions import DevicePermissions
 from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
 from ..headless.registry import ToolFailed
 from ..session.progress import StuckPolicy
-from ..session.stuck_limits import stuck_policy
+from ..session.stuck_limits import stall_limit, stuck_policy
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
 from ..ui.first_screen import first_screen
@@ -59,8 +58,8 @@ async def main(config: Any) -> None:
     dom.claim_policy(str(config.get("serviceWorkerUrl") or ""))
     if not _server_allowed(server_url, config):
         return
-    client = AgentServerClient(server_url, transport=BrowserTransport(),
-                               stall_seconds=float(config.get("streamStallSeconds") or STALL_SECONDS))
+    stall, stall_problems = stall_limit(or_none(config.get("streamStallSeconds")))
+    client = AgentServerClient(server_url, transport=BrowserTransport(), stall_seconds=stall)
     signin = SignIn(client, storage.LocalStorageStore())
     signin.restore()  # a token this device kept for this server goes with every request from now on
     await _wait_for_server(client, server_url)
@@ -79,7 +78,8 @@ async def main(config: Any) -> None:
         tasks.spawn(listed.refresh())
 
     sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
-                        owner=signin.owner, stuck_policy=_stuck_policy(config), on_status=on_status)
+                        owner=signin.owner, stuck_policy=_stuck_policy(config, stall_problems),
+                        on_status=on_status)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
     listed = InspectionsView(client, device, lambda entry: _open_inspection(entry, sessions, listed),
                              sessions.thread_id)
@@ -116,10 +116,12 @@ def _signed_out() -> None:
     dom.reload()
 
 
-def _stuck_policy(config: Any) -> StuckPolicy:
-    """The stuck-run limits from ?stuck= or config.json; a bad value is said (status line, console), not used."""
+def _stuck_policy(config: Any, stall_problems: list[str]) -> StuckPolicy:
+    """The stuck-run limits from ?stuck= or config.json; a bad value (of these or of the stall limit) is said
+    (status line, console), not used."""
     # JS null (no ?stuck=, no stuckSeconds) comes over as jsnull, not None
     policy, problems = stuck_policy(or_none(config.get("stuckParam")), or_none(config.get("stuckSeconds")))
+    problems = stall_problems + problems
     for problem in problems:
         tasks.log_error(f"sitewalk: {problem}")
     if problems:

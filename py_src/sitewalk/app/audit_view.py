@@ -1,7 +1,9 @@
 """The audit trail panel: the current inspection's records, whether the chain is whole, and a JSON export.
 
 "Show audit trail" reads the trail of the inspection on screen through the store API
-(`sitewalk.audit_trail`), lists it, and points "Export JSON" at the same records as a file. On a server
+(`sitewalk.audit_trail`), checks its chain and compares it with the head the thread's state committed
+(a trail cut or changed after that step is said so), lists it, and points "Export JSON" at the same
+records as a file. On a server
 with sign-in the trail lives under the signed-in inspector's identity (`owner`).
 """
 
