@@ -32,8 +32,23 @@ from sitewalk_build.precompile import Job, precompile_archives
 from sitewalk_build.precompress import is_sibling, precompress
 from sitewalk_build.prerender import fill_first_screen, render_first_screen
 from sitewalk_build.stale import input_names, is_stale, read_stamp, write_stamp
-from sitewalk_build.stdlib_split import FINDER_MODULE, REST_ARCHIVE, ClosureJob, finder_imports, import_closure, split
-from sitewalk_build.wheels import SITE_ARCHIVE, SITE_METADATA, build_app_wheel, build_site_archives, is_pure_wheel
+from sitewalk_build.stdlib_split import (
+    FINDER_MODULE,
+    REST_ARCHIVE,
+    Closure,
+    ClosureJob,
+    finder_imports,
+    import_closure,
+    split,
+)
+from sitewalk_build.wheels import (
+    SITE_ARCHIVE,
+    SITE_METADATA,
+    SITE_REST_ARCHIVE,
+    build_app_wheel,
+    build_site_archives,
+    is_pure_wheel,
+)
 
 Wheels = list[tuple[dict[str, Any], Path]]
 BENCH_PAGES = "bench"  # web/bench: the boot benchmark's pages, served by the bench, not shipped
@@ -62,7 +77,9 @@ class Site:
     everything: dict[str, dict[str, Any]] = field(default_factory=dict)  # every package, as downloaded
     packages: dict[str, dict[str, Any]] = field(default_factory=dict)  # the shipped lock's packages
     boot: dict[str, Any] = field(default_factory=dict)  # bundle.mjs: what boot.js loads
+    closure: Closure | None = None  # what the app imports (split stdlib), None when the stdlib is not split
     stdlib_rest: dict[str, Any] = field(default_factory=dict)  # the stdlib fetched on demand (split stdlib)
+    site_rest: dict[str, Any] = field(default_factory=dict)  # the pure packages fetched on demand
     version: str = ""
 
     @property
@@ -145,18 +162,6 @@ def compile_bytecode(site: Site) -> None:
         precompile_archives(site.jobs, site.core, site.bundle, site.cache)
 
 
-def _app_roots(site: Site) -> list[str]:
-    """The import names of the app and of every package it depends on, directly or not."""
-    by_name = {canonical(spec["name"]): spec for spec, _ in site.archives}
-    todo, seen = [canonical(site.app["name"])], set()
-    while todo:
-        key = todo.pop()
-        if key not in seen:
-            seen.add(key)
-            todo += [canonical(d) for d in by_name[key].get("depends", [])]
-    return sorted(module for key in seen for module in by_name[key]["imports"])
-
-
 def split_stdlib(site: Site) -> None:
     """The stdlib the app imports (found by importing it, stdlib_split.py) stays the boot archive;
     the rest becomes a second archive, fetched by the finder the boot archive carries when an
@@ -164,19 +169,34 @@ def split_stdlib(site: Site) -> None:
     if not site.bundle.get("split_stdlib", True):
         return
     native = [path for spec, path in site.installed]  # unpacked for the closure run (.so on disk)
-    job = ClosureJob([site.scratch / SITE_ARCHIVE], native,
-                     _app_roots(site) + ["pyodide", "_pyodide"] + finder_imports())
-    needed = import_closure(job, site.core, site.cache)
-    shipped = site.staging / "pyodide" / "python_stdlib.zip"
-    whole = site.scratch / "python_stdlib_whole.zip"
+    job = ClosureJob([site.scratch / SITE_ARCHIVE], native, site.app["imports"] + ["pyodide", "_pyodide"]
+                     + finder_imports(), site.scratch / SITE_ARCHIVE, site.bundle.get("not_at_boot", []))
+    site.closure = import_closure(job, site.core, site.cache)
+    site.stdlib_rest = _split_archive(site, site.staging / "pyodide" / "python_stdlib.zip", site.closure.stdlib,
+                                      site.staging / "pyodide" / REST_ARCHIVE, site.stdlib_zip_path, finder=True)
+
+
+def split_site_packages(site: Site) -> None:
+    """The pure packages' modules the app imports stay the boot archive (with the data files of their
+    folders); the rest (pydantic.v1, its mypy plugin, micropip...) becomes a second archive, fetched
+    by the same finder when an import needs it. Needs the split stdlib (the finder lives there)."""
+    if site.closure is None:
+        return
+    wheels_dir = site.staging / "wheels"
+    site.site_rest = _split_archive(site, wheels_dir / SITE_ARCHIVE, site.closure.site,
+                                    wheels_dir / SITE_REST_ARCHIVE, site.site_zip_path, finder=False)
+
+
+def _split_archive(site: Site, shipped: Path, needed: list[str], rest: Path, boot_path: str,
+                   finder: bool) -> dict[str, Any]:
+    """Cut a shipped archive in two in place; return what boot.js needs to install the rest's finder."""
+    whole = site.scratch / (shipped.stem + "_whole.zip")
     shutil.move(shipped, whole)
-    rest = site.staging / "pyodide" / REST_ARCHIVE
-    modules = split(whole, needed, shipped, rest)
-    site.stdlib_rest = {"file": f"pyodide/{REST_ARCHIVE}", "sha256": sha256(rest),
-                        "path": site.stdlib_zip_path.removesuffix(".zip") + "-rest.zip",
-                        "finder": FINDER_MODULE, "modules": modules}
-    log(f"stdlib: {shipped.stat().st_size / 1e6:.1f} MB at boot, {rest.stat().st_size / 1e6:.1f} MB "
+    modules = split(whole, needed, shipped, rest, finder=finder, data_follows=not finder)
+    log(f"{shipped.name}: {shipped.stat().st_size / 1e6:.1f} MB at boot, {rest.stat().st_size / 1e6:.1f} MB "
         f"on demand ({whole.stat().st_size / 1e6:.1f} MB whole)")
+    return {"file": rest.relative_to(site.staging).as_posix(), "sha256": sha256(rest),
+            "path": boot_path.removesuffix(".zip") + "-rest.zip", "finder": FINDER_MODULE, "modules": modules}
 
 
 def write_pyodide_lock(site: Site) -> None:
@@ -228,6 +248,7 @@ def describe_boot(site: Site) -> None:
         },
         "entry": site.app.get("entry", "sitewalk.app"),
         "stdlibRest": site.stdlib_rest or None,  # fetched on demand by the finder (split_stdlib)
+        "sitePackagesRest": site.site_rest or None,  # likewise (split_site_packages)
     }
     # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
     config: dict[str, Any] = {"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)}
@@ -295,7 +316,7 @@ def fill_precache(site: Site) -> None:
     sw = site.staging / "sw.js"
     if not sw.exists():
         return
-    lazy = [site.stdlib_rest["file"]] if site.stdlib_rest else []  # cached when first fetched, not precached
+    lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest) if rest]  # cached when first fetched
     files = [rel for rel in served_files(site.staging) if rel not in lazy]
     integrity = {rel: sri(site.staging / rel) for rel in files}
     integrity["./"] = integrity["index.html"]
@@ -340,6 +361,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("pack wheels", pack_wheels),
     ("compile bytecode", compile_bytecode),
     ("split stdlib", split_stdlib),
+    ("split site packages", split_site_packages),
     ("write lock", write_pyodide_lock),
     ("copy web", copy_web),
     ("describe boot", describe_boot),

@@ -1,13 +1,20 @@
-"""Which stdlib modules the app imports, found by importing it; runs INSIDE Pyodide (under node).
+"""Which stdlib and pure-package modules the app imports, found by importing it; runs INSIDE Pyodide (under node).
 
 stdlib_split.py hands this file's text to Pyodide's ``runPython`` (through pyc_driver.mjs), then
-calls ``run(job_path)``. The job names archives on sys.path (the host is mounted at /host), wheels
-to unpack, and root packages: the app, its dependencies, and Pyodide's own Python side (which the
-boot calls into: loading packages, the event loop). Every module of every root is imported; every
-``import`` statement in their sources (also inside functions, which run only later) is imported
-too, and so is every codec their sources name (``.decode("unicode-escape")``, ``encoding="latin-1"``):
-the codec registry imports ``encodings.<name>`` only when the codec is first used. The stdlib modules
-then in ``sys.modules`` are the boot archive; the rest is fetched on demand.
+calls ``run(job_path)``. The job names archives on sys.path (the host is mounted at /host; one of
+them is the pure packages' archive, ``site``), wheels to unpack, and root packages: the app and
+Pyodide's own Python side (which the boot calls into: loading packages, the event loop). Every
+module of every root is imported. Then every ``import`` statement in the source of every module
+loaded from outside the stdlib (the roots, and the dependencies they reached: pydantic, jinja2...)
+is imported too, transitively, also inside functions (which run only later), and so is every codec
+those sources name (``.decode("unicode-escape")``, ``encoding="latin-1"``): the codec registry
+imports ``encodings.<name>`` only when the codec is first used. The stdlib modules then in
+``sys.modules`` are the stdlib's boot archive, the modules loaded from ``site`` the pure packages'
+boot archive; the rest of each is fetched on demand. What no import reaches (pydantic.v1, its mypy
+plugin, micropip when the app never imports it) stays out of the boot.
+The job may name modules (``not_at_boot``) whose import the AST pass leaves alone: a function-level
+import the app never reaches (pydantic imports pydantic.v1 only to recognise a V1 model); if an
+import does reach one, it comes from the rest archive.
 A module that fails to import here (it needs a page, a missing optional dependency) is skipped:
 what it imported before failing is counted, and the AST pass reaches what came after.
 It imports nothing of the build tooling.
@@ -18,6 +25,7 @@ from __future__ import annotations
 import ast
 import codecs
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -36,13 +44,15 @@ def _try_import(name: str) -> object:
 
 
 def _modules_of(root: str) -> list[str]:
-    """The root and every module below it (those that import)."""
+    """The root and every module below it (those that import), but a package's ``__main__``: a command
+    line (``python -m``) that no import of the app runs."""
     package = _try_import(root)
     names = [root]
     path = getattr(package, "__path__", None)
     if path is not None:
         for info in pkgutil.walk_packages(path, root + ".", onerror=lambda _: None):
-            names.append(info.name)
+            if info.name.rpartition(".")[2] != "__main__":
+                names.append(info.name)
     return names
 
 
@@ -81,22 +91,58 @@ def _lookup(codec: str) -> None:
         pass  # not a codec after all (str.encode's first argument always is one; lookup's may not be)
 
 
-def _imported_names(tree: ast.AST) -> set[str]:
-    """Absolute module names a source imports anywhere (functions included)."""
+def _imported_names(tree: ast.AST, package: str) -> set[str]:
+    """Absolute module names a source imports anywhere (functions included); ``package`` resolves the
+    relative ones (``from ._internal import _fields`` in pydantic)."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            if base:
+                found.add(base)
+                found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
 
 
-def _stdlib_entry(module: object) -> str | None:
-    """The module's file inside the stdlib archive, relative to it, or None when it is not from there."""
+def _absolute(node: ast.ImportFrom, package: str) -> str | None:
+    if not node.level:
+        return node.module
+    try:
+        return importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+    except (ImportError, ValueError):
+        return None
+
+
+def _entry(module: object, archive: str) -> str | None:
+    """The module's file inside the archive (a path), relative to it, or None when it is not from there."""
     origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
-    return origin[len(STDLIB) + 1:] if origin.startswith(STDLIB + "/") else None
+    return origin[len(archive) + 1:] if origin.startswith(archive + "/") else None
+
+
+def _follow(names: list[str], skip: tuple[str, ...]) -> None:
+    """Import what the sources of these modules import, and on through every module so loaded that is
+    not the stdlib's (a dependency's function-level import runs when the app calls it); not the
+    modules ``skip`` names, nor those below them."""
+    todo, seen, known = list(names), set(), 0
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = _tree(name)
+        if tree is not None:
+            package = getattr(sys.modules.get(name), "__package__", None) or name
+            for imported in sorted(_imported_names(tree, package)):
+                if not (imported in skip or imported.startswith(tuple(m + "." for m in skip))):
+                    _try_import(imported)
+            for codec in sorted(_codecs_named(tree)):
+                _lookup(codec)
+        if len(sys.modules) != known:  # something new was loaded: follow it too
+            known = len(sys.modules)
+            todo += [m for m, module in list(sys.modules.items())
+                     if m not in seen and _entry(module, STDLIB) is None and getattr(module, "__file__", None)]
 
 
 def run(job_path: str) -> None:
@@ -111,14 +157,10 @@ def run(job_path: str) -> None:
     modules = [m for root in job["roots"] for m in _modules_of(root)]
     for name in modules:
         _try_import(name)
-    for name in modules:
-        tree = _tree(name)
-        if tree is None:
-            continue
-        for imported in sorted(_imported_names(tree)):
-            _try_import(imported)
-        for codec in sorted(_codecs_named(tree)):
-            _lookup(codec)
-    entries = sorted({e for m in list(sys.modules.values()) if (e := _stdlib_entry(m))})
+    _follow(modules, tuple(job.get("not_at_boot", [])))
+    loaded = list(sys.modules.values())
+    site = "/host" + job["site"]
+    out = {"entries": sorted({e for m in loaded if (e := _entry(m, STDLIB))}),
+           "site": sorted({e for m in loaded if (e := _entry(m, site))})}
     with open(job_path + ".out", "w") as fh:
-        json.dump({"entries": entries}, fh)
+        json.dump(out, fh)

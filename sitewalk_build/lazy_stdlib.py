@@ -1,7 +1,8 @@
-"""The rest of the stdlib, fetched the first time an import needs it; runs INSIDE Pyodide.
+"""The rest of the stdlib (and of the pure packages), fetched the first time an import needs it; runs INSIDE Pyodide.
 
 The build ships the stdlib modules the app imports in the boot archive and every other module in a
-second archive (stdlib_split.py). This module is written into the boot archive as
+second archive (stdlib_split.py); likewise the pure packages' archive (one finder per rest
+archive). This module is written into the boot archive as
 ``_sitewalk_lazy_stdlib``; boot.js calls ``install`` before anything else is imported. Its finder
 sits last on ``sys.meta_path``, so it is asked only for a module nothing else found, and it answers
 only for the modules the second archive holds (an optional import of a module that exists nowhere

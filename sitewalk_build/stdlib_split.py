@@ -1,10 +1,13 @@
-"""The stdlib in two archives: what the app imports (fetched at boot) and the rest (fetched on demand).
+"""The stdlib and the pure packages' archive, each in two: what the app imports (fetched at boot) and
+the rest (fetched on demand).
 
 Which modules the app imports is found at build time, not listed by hand: import_closure.py runs in
-the bundle's own Pyodide under node (the driver of precompile.py), imports the app, its
-dependencies and Pyodide's Python side, and reports the stdlib files then loaded. The compiled
-stdlib archive is then cut in two: the boot archive (with the finder of lazy_stdlib.py, which fetches
-the rest when an import needs it) and the rest. The closure is cached by the hash of its inputs.
+the bundle's own Pyodide under node (the driver of precompile.py), imports the app, what its
+sources import (transitively through its dependencies) and Pyodide's Python side, and reports the
+stdlib files and the pure packages' files then loaded. Each compiled archive is then cut in two:
+the boot archive and the rest. The stdlib's boot archive carries the finder of lazy_stdlib.py,
+which fetches a rest archive when an import needs a module from it (one finder per rest archive).
+The closure is cached by the hash of its inputs.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitewalk_build.digests import sha256
@@ -28,15 +31,27 @@ CLOSURE = HERE / "import_closure.py"  # runs inside Pyodide
 FINDER = HERE / "lazy_stdlib.py"  # shipped in the boot archive as FINDER_MODULE
 FINDER_MODULE = "_sitewalk_lazy_stdlib"
 REST_ARCHIVE = "python_stdlib_rest.zip"
+MODULE_SUFFIXES = (".py", ".pyc")
 
 
 @dataclass(frozen=True)
 class ClosureJob:
-    """What the closure run imports: archives put on sys.path, wheels unpacked, root packages."""
+    """What the closure run imports: archives put on sys.path (``site``, the pure packages' archive,
+    among them), wheels unpacked, root packages."""
 
     path: list[Path]
     unpack: list[Path]
     roots: list[str]
+    site: Path
+    not_at_boot: list[str] = field(default_factory=list)  # imports the AST pass leaves alone
+
+
+@dataclass(frozen=True)
+class Closure:
+    """What the app imports: files of the stdlib archive and of the pure packages' archive (source paths)."""
+
+    stdlib: list[str]
+    site: list[str]
 
 
 def finder_imports() -> list[str]:
@@ -47,21 +62,22 @@ def finder_imports() -> list[str]:
     return sorted(names)
 
 
-def import_closure(job: ClosureJob, core: Path, cache: Path) -> list[str]:
-    """The stdlib archive's files the job's imports load (paths inside the archive, sources)."""
+def import_closure(job: ClosureJob, core: Path, cache: Path) -> Closure:
+    """The stdlib's and the pure packages' files the job's imports load (paths inside each archive, sources)."""
     node = shutil.which("node")
     if not node:
         raise BuildError("node is needed to find the app's stdlib imports (install Debian's nodejs)")
-    inputs = [CLOSURE.read_text(), str(sorted(job.roots)), sha256(core / "python_stdlib.zip")]
+    inputs = [CLOSURE.read_text(), str(sorted(job.roots)), str(job.not_at_boot), sha256(core / "python_stdlib.zip")]
     inputs += [sha256(p) for p in job.path + job.unpack]
     cached = cache / "closure" / (hashlib.sha256("|".join(inputs).encode()).hexdigest()[:24] + ".json")
     if cached.exists():
-        return list(json.loads(cached.read_text())["entries"])
+        return _closure(cached)
     log("finding the app's stdlib imports with Pyodide under node")
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         job_file = Path(tmp).resolve() / "closure.json"
         job_file.write_text(json.dumps({"path": [str(p.resolve()) for p in job.path],
-                                        "unpack": [str(p.resolve()) for p in job.unpack], "roots": job.roots}))
+                                        "unpack": [str(p.resolve()) for p in job.unpack], "roots": job.roots,
+                                        "site": str(job.site.resolve()), "not_at_boot": job.not_at_boot}))
         proc = subprocess.run([node, str(DRIVER), str(core.resolve()), str(job_file), str(CLOSURE)],
                               capture_output=True, text=True)
         out = Path(str(job_file) + ".out")
@@ -70,30 +86,42 @@ def import_closure(job: ClosureJob, core: Path, cache: Path) -> list[str]:
                              f"{(proc.stdout + proc.stderr)[-3000:]}")
         cached.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out, cached)
-    return list(json.loads(cached.read_text())["entries"])
+    return _closure(cached)
+
+
+def _closure(path: Path) -> Closure:
+    found = json.loads(path.read_text())
+    return Closure(list(found["entries"]), list(found["site"]))
 
 
 def module_name(entry: str) -> str | None:
     """The dotted module name of an archive entry (``email/mime/__init__.pyc`` -> ``email.mime``)."""
-    if not entry.endswith((".py", ".pyc")) or entry.endswith("/"):
+    if not entry.endswith(MODULE_SUFFIXES) or entry.endswith("/"):
         return None
     name = entry.rsplit(".", 1)[0].replace("/", ".")
     return name.removesuffix(".__init__")
 
 
-def split(compiled: Path, needed: list[str], boot_out: Path, rest_out: Path) -> list[str]:
-    """Cut the (compiled) stdlib archive in two; return the module names of the rest.
+def split(compiled: Path, needed: list[str], boot_out: Path, rest_out: Path, finder: bool = True,
+          data_follows: bool = False) -> list[str]:
+    """Cut a (compiled) archive in two; return the module names of the rest.
 
     ``needed`` are source paths (``json/decoder.py``): their compiled or source form goes to the boot
-    archive with the finder; every other file to the rest. Folders follow the files they hold.
+    archive (with the finder, for the stdlib); every other file to the rest. With ``data_follows``, a
+    file that is no module (``py.typed``, a template) goes with the modules of its folder: to the
+    boot archive when one of them does. Folders follow the files they hold.
     """
     wanted = {n for e in needed for n in (e, e + "c")}
     with zipfile.ZipFile(compiled) as zin:
         infos = [i for i in zin.infolist() if not i.is_dir()]
+        if data_follows:
+            folders = {n.rpartition("/")[0] for n in wanted}
+            wanted |= {i.filename for i in infos if not i.filename.endswith(MODULE_SUFFIXES + (".pyi",))
+                       and i.filename.rpartition("/")[0] in folders}
         boot = [i for i in infos if i.filename in wanted]
         rest = [i for i in infos if i.filename not in wanted]
-        for out, members, finder in ((boot_out, boot, True), (rest_out, rest, False)):
-            _write(zin, out, members, finder)
+        for out, members, with_finder in ((boot_out, boot, finder), (rest_out, rest, False)):
+            _write(zin, out, members, with_finder)
     return sorted(n for i in rest if (n := module_name(i.filename)))
 
 

@@ -13,6 +13,7 @@ from sitewalk_build.errors import BuildError
 
 SITE_ARCHIVE = "site-packages.zip"  # the pure packages' code, imported in place (zipimport)
 SITE_METADATA = "site-packages-metadata.zip"  # their dist-info, unpacked into site-packages
+SITE_REST_ARCHIVE = "site-packages-rest.zip"  # their modules the app never imports, fetched on demand
 
 
 def _package_files(src_root: Path, package: str) -> list[tuple[str, bytes]]:

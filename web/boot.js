@@ -224,12 +224,13 @@ async function whyNotLoaded(missing) {
   }
 }
 
-// The rest of the stdlib (bundle.stdlibRest): the boot archive holds what the app imports; a module
-// outside it is fetched the first time an import needs it, by a finder the boot archive carries
-// (sitewalk_build/lazy_stdlib.py). An import cannot await, so the finder fetches synchronously; the
-// finder checks the sha256 of the bytes. A synchronous request may bypass the service worker, so the
-// page keeps the archive in the worker's cache itself, and the next boot writes it from there to the
-// file system before Python needs it (offline too).
+// The rest of the stdlib (bundle.stdlibRest) and of the pure packages (bundle.sitePackagesRest): each
+// boot archive holds what the app imports; a module outside it is fetched the first time an import needs
+// it, by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
+// An import cannot await, so the finder fetches synchronously; the finder checks the sha256 of the bytes.
+// A synchronous request may bypass the service worker, so the page keeps the archive in the worker's
+// cache itself, and the next boot writes it from there to the file system before Python needs it
+// (offline too).
 const restCache = () => caches.open(`sitewalk-${boot.version}`);
 
 function keepRest(url, bytes) {
@@ -237,7 +238,7 @@ function keepRest(url, bytes) {
   const headers = { "Content-Type": "application/zip" };
   restCache()
     .then((cache) => cache.put(new URL(url, SITE).href, new Response(bytes, { headers })))
-    .catch((err) => console.warn("Sitewalk: the rest of the stdlib was not kept", err));
+    .catch((err) => console.warn(`Sitewalk: ${url} was not kept`, err));
 }
 
 async function keptRest(rest) {
@@ -263,8 +264,7 @@ function fetchBytesSync(url) {
   return bytes;
 }
 
-async function installRestOfStdlib(pyodide, rest, keptPromise) {
-  if (!rest) return;
+async function installRest(pyodide, rest, keptPromise) {
   const kept = await keptPromise;
   if (kept) pyodide.FS.writeFile(rest.path, kept); // the finder checks its sha256 before using it
   const finder = pyodide.pyimport(rest.finder);
@@ -288,7 +288,8 @@ async function start() {
   boot.version = bundle.version;
   const archive = bundle.archive;
   const archivePromise = fetchArchive(archive);
-  const keptRestPromise = keptRest(bundle.stdlibRest);
+  const rests = [bundle.stdlibRest, bundle.sitePackagesRest].filter(Boolean);
+  const keptRests = rests.map(keptRest);
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
   creepTowards(0.6, "Starting Python…");
@@ -299,7 +300,7 @@ async function start() {
   });
   boot.pyodideReady = performance.now();
   window.__sitewalkPyodide = pyodide;
-  await installRestOfStdlib(pyodide, bundle.stdlibRest, keptRestPromise);
+  for (const [i, rest] of rests.entries()) await installRest(pyodide, rest, keptRests[i]);
 
   const names = bundle.wheels;
   const total = names.length + archive.packages.length;

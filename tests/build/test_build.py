@@ -64,7 +64,8 @@ def test_pure_packages_ship_as_one_archive_with_its_integrity(dist):
     for file, integrity in pairs:
         digest = base64.b64encode(hashlib.sha256((dist / file).read_bytes()).digest()).decode()
         assert integrity == "sha256-" + digest, file
-    code = zipfile.ZipFile(dist / archive["file"]).namelist()
+    code = zipfile.ZipFile(dist / archive["file"]).namelist()  # with the rest: what the app never imports
+    code += zipfile.ZipFile(dist / meta["sitePackagesRest"]["file"]).namelist()
     metadata = zipfile.ZipFile(dist / archive["metadata"]).namelist()
     for spec in bundle["wheels"]:
         if build.canonical(spec["name"]) not in pure:
@@ -135,14 +136,14 @@ def test_shell_is_relative_and_has_a_strict_csp(dist):
     assert 'src="/' not in html and 'href="/' not in html  # relative URLs only (sub-path deploys)
 
 
-def test_service_worker_precaches_everything_but_itself_and_the_rest_of_the_stdlib(dist):
+def test_service_worker_precaches_everything_but_itself_and_the_rest_archives(dist):
     text = (dist / "sw.js").read_text()
     manifest = json.loads(text.split("/*__PRECACHE__*/", 1)[1].split("/*__END__*/", 1)[0])
     files = {p.relative_to(dist).as_posix() for p in dist.rglob("*")
              if p.is_file() and not p.name.startswith(".") and p.name != "sw.js" and p.suffix not in (".br", ".gz")}
-    lazy = bundle_mjs(dist)["stdlibRest"]["file"]
-    assert manifest["lazy"] == [lazy]  # cached when first fetched, never precached
-    assert set(manifest["files"]) == files - {lazy} | {"./"}
+    lazy = [bundle_mjs(dist)[key]["file"] for key in ("stdlibRest", "sitePackagesRest")]
+    assert manifest["lazy"] == lazy  # cached when first fetched, never precached
+    assert set(manifest["files"]) == files - set(lazy) | {"./"}
     assert len(manifest["version"]) == 16
 
 
@@ -192,6 +193,23 @@ def test_the_stdlib_is_split_into_what_the_app_imports_and_the_rest(dist):
     assert {"doctest.py", "pydoc.py", "unittest/__init__.py", "_pyrepl/__init__.py"} <= rest
     assert rest_meta["sha256"] == sha256(rest_file)
     assert "doctest" in rest_meta["modules"] and "email.mime.text" in rest_meta["modules"]
+    assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
+
+
+def test_the_pure_packages_are_split_into_what_the_app_imports_and_the_rest(dist):
+    meta = bundle_mjs(dist)
+    boot_file, rest_meta = dist / meta["archive"]["file"], meta["sitePackagesRest"]
+    rest_file = dist / rest_meta["file"]
+    boot = {n for n in zipfile.ZipFile(boot_file).namelist() if not n.endswith("/")}
+    rest = {n for n in zipfile.ZipFile(rest_file).namelist() if not n.endswith("/")}
+    assert boot and rest and not boot & rest
+    # what the app imports, and what their functions import later, is at boot; what nothing imports is not
+    assert {"pydantic/main.pyc", "pydantic/_internal/_generate_schema.pyc", "jinja2/environment.pyc",
+            "markupsafe/__init__.pyc", "jsonpatch.pyc", "pydantic/py.typed"} <= boot
+    assert {"pydantic/v1/__init__.pyc", "pydantic/mypy.pyc", "micropip/__init__.pyc"} <= rest
+    assert not any(n.endswith(".pyi") for n in boot)  # stubs: nothing imports them
+    assert rest_meta["sha256"] == sha256(rest_file) and rest_meta["path"].endswith("site-packages-rest.zip")
+    assert {"pydantic.v1", "pydantic.v1.main", "micropip"} <= set(rest_meta["modules"])
     assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
 
 
@@ -287,7 +305,7 @@ def test_a_failing_stage_leaves_no_staging_folder_and_dist_untouched(dist, tmp_p
 
 def test_stages_are_named_and_in_order():
     names = [name for name, _ in build.STAGES]
-    assert names[:4] == ["copy core", "pack wheels", "compile bytecode", "split stdlib"]
+    assert names[:5] == ["copy core", "pack wheels", "compile bytecode", "split stdlib", "split site packages"]
     assert names.index("precompress") > names.index("fill precache")  # siblings of the final files
     assert names[-2:] == ["check origins", "write stamp"]  # nothing is stamped that was not scanned
     assert len(set(names)) == len(names)

@@ -22,9 +22,11 @@ SCREENS = Path(os.environ.get("SITEWALK_SCREENS") or Path(__file__).resolve().pa
 # "Task exception was never retrieved"), whatever the console level it is written at.
 PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
-# The stdlib modules no flow imports, fetched only when an import needs one (sitewalk_build/stdlib_split.py):
-# a flow that fetches it means the build's import closure missed a module the app uses.
+# The stdlib modules and the pure packages' modules no flow imports, fetched only when an import needs one
+# (sitewalk_build/stdlib_split.py): a flow that fetches one means the build's import closure missed a module
+# the app uses.
 STDLIB_REST = "python_stdlib_rest.zip"
+SITE_PACKAGES_REST = "site-packages-rest.zip"
 
 
 def origin(url: str) -> str:
@@ -49,7 +51,8 @@ class BrowserWatch:
     reports them on the context), and so are pages opened later. A request to an origin that is neither
     the site nor the agent server fails the test; so does a `console.error`, an uncaught page error or a
     Python traceback, unless the test said it expects it (`expect_console_error`); so does a fetch of the
-    rest of the stdlib (`STDLIB_REST`), unless the test imports a module from it (`expect_stdlib_rest`).
+    rest of the stdlib (`STDLIB_REST`) or of the pure packages (`SITE_PACKAGES_REST`), unless the test
+    imports a module from it (`expect_stdlib_rest`, `expect_site_packages_rest`).
     """
 
     def __init__(self, context: Any, allowed: set[str] | None = None):
@@ -60,6 +63,7 @@ class BrowserWatch:
         self.page_errors: list[str] = []
         self._expected: list[re.Pattern[str]] = []
         self.stdlib_rest_expected = False
+        self.site_packages_rest_expected = False
         context.on("request", self._on_request)
         context.on("console", self._on_console)
         context.on("weberror", lambda error: self.page_errors.append(str(error.error)))
@@ -76,8 +80,18 @@ class BrowserWatch:
         """The test imports a stdlib module the app never imports: the rest archive may be fetched."""
         self.stdlib_rest_expected = True
 
+    def expect_site_packages_rest(self) -> None:
+        """The test imports a pure package's module the app never imports: its rest archive may be fetched."""
+        self.site_packages_rest_expected = True
+
     def stdlib_rest_requests(self) -> list[str]:
-        return [r.url for r in self.requests if r.url.split("?")[0].endswith("/" + STDLIB_REST)]
+        return self._requests_of(STDLIB_REST)
+
+    def site_packages_rest_requests(self) -> list[str]:
+        return self._requests_of(SITE_PACKAGES_REST)
+
+    def _requests_of(self, name: str) -> list[str]:
+        return [r.url for r in self.requests if r.url.split("?")[0].endswith("/" + name)]
 
     def _on_request(self, request: Any) -> None:
         self.requests.append(request)
@@ -116,6 +130,9 @@ class BrowserWatch:
         assert self.page_errors == [], f"uncaught errors in the page: {self.page_errors}"
         if not self.stdlib_rest_expected:
             assert self.stdlib_rest_requests() == [], "the rest of the stdlib was fetched: the build missed an import"
+        if not self.site_packages_rest_expected:
+            assert self.site_packages_rest_requests() == [], ("the rest of the pure packages was fetched: the build "
+                                                              "missed an import")
         unexpected = self.unexpected_console_errors()
         assert unexpected == [], f"console errors (or Python tracebacks) the test did not expect: {unexpected}"
 

@@ -1,8 +1,9 @@
 """The site on the wire: precompressed through an encoding-aware host, as it is through one that knows no
-encodings, and the stdlib the app never imports fetched only when an import needs it."""
+encodings, and the stdlib and pure packages the app never imports fetched only when an import needs them."""
 
 from __future__ import annotations
 
+import pytest
 from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
@@ -81,3 +82,21 @@ def test_the_rest_of_the_stdlib_is_kept_by_the_service_worker_once_fetched(app):
     finally:
         page.context.set_offline(False)
     assert "-rest.zip/doctest.py" in origin, origin
+
+
+def test_a_pure_package_module_left_out_of_the_boot_is_fetched_when_imported(app):
+    page = app.open().page
+    assert app.watch.site_packages_rest_requests() == []  # the boot did without it
+    # micropip is in the bundle, and the app never imports it: it waits in the rest archive (and the stdlib
+    # modules only it imports, in the stdlib's)
+    app.watch.expect_stdlib_rest()
+    origin = page.evaluate("window.__sitewalkPyodide.runPython('import micropip; micropip.__spec__.origin')")
+    assert "site-packages-rest.zip/micropip/__init__.py" in origin, origin
+    with pytest.raises(AssertionError, match="rest of the pure packages was fetched"):
+        app.watch.check()  # the guard every flow runs under sees the fetch
+    app.watch.expect_site_packages_rest()
+    # a module of the boot archive's package, left out of it, comes from the rest too, with one download
+    pydantic = page.evaluate("window.__sitewalkPyodide.runPython("
+                             "'import pydantic.alias_generators as a; a.to_camel(\"a_b\") + a.__spec__.origin')")
+    assert pydantic.startswith("aB") and "site-packages-rest.zip/pydantic/alias_generators" in pydantic, pydantic
+    assert len(app.watch.site_packages_rest_requests()) == 1, app.watch.site_packages_rest_requests()

@@ -111,6 +111,6 @@ def test_agent_server_down_shows_error_with_url_and_retry_recovers(app_for):
 def test_site_boots_with_no_request_outside_site_and_server(app):
     app.open()
     assert app.page.locator("#app").is_visible()
-    manifest = app.page.locator(".sw-dev .sw-meta").text_content()  # folded under Developer details
-    assert "read_local_draft@" in manifest
+    app.page.locator(".sw-dev > summary").click()  # Developer details name the tools once opened
+    app.page.wait_for_selector(".sw-dev .sw-meta:has-text('read_local_draft@')")
     assert json.loads(app.page.evaluate("JSON.stringify(Object.keys(window.__sitewalkBoot))"))

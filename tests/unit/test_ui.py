@@ -3,7 +3,7 @@ import copy
 import pytest
 
 from sitewalk.spec.validate import MAX_DEPTH, MAX_ELEMENTS, validate_spec
-from sitewalk.ui import render_spec
+from sitewalk.ui.render import render_spec
 
 GOOD = {
     "root": "card",

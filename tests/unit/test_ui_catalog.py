@@ -4,8 +4,8 @@ import pytest
 
 from sitewalk.contracts.catalog import ACCEPTS_CHILDREN, CATALOG, ActionName, catalog_json_schema
 from sitewalk.spec.validate import validate_spec
-from sitewalk.ui import render_spec
-from sitewalk.ui.render import _TEMPLATES, REGISTRY
+from sitewalk.ui.render import REGISTRY, render_spec
+from sitewalk.ui.templating import TEMPLATES
 
 SCREEN = {
     "root": "screen",
@@ -31,7 +31,7 @@ def test_every_component_has_a_template_and_a_when_to_use_description():
     schema = catalog_json_schema()
     assert set(schema) == set(CATALOG) == set(REGISTRY)
     for name, entry in schema.items():
-        assert (_TEMPLATES / REGISTRY[name]).exists()
+        assert (TEMPLATES / REGISTRY[name]).exists()
         assert len(entry["description"]) > 30 and "Use" in entry["description"], name
         assert entry["children"] == (name in ACCEPTS_CHILDREN)
         for field, prop in entry["props"].get("properties", {}).items():

@@ -1,6 +1,12 @@
 """The Sitewalk app in the browser: wires the session, the headless tools and the DOM view.
 
 Entry point `main(config)` is called by web/boot.js once the packages are loaded.
+
+What loads when: the modules imported here are what the first screen needs (the client, the sign-in,
+the list of inspections, the form). Every feature behind a press is imported at its first use, by the
+part that first needs it: the headless tools and their pydantic contracts (`device_tools.DeviceTools`),
+the session machinery, the timeline and the cards (`sessions.Sessions.new`), the audit trail
+(`audit_view.AuditView.show`). At a phone's CPU, importing them all cost the first screen seconds.
 """
 
 from __future__ import annotations
@@ -11,30 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import AgentServerError, Forbidden, NotFound, Unauthorized
-from ..bridge import dom, files, geolocation, permissions, storage, tasks
+from ..bridge import dom, storage, tasks
 from ..bridge.fetch import BrowserTransport
 from ..bridge.values import or_none
-from ..headless import (
-    HeadlessToolRegistry,
-    headless_tool_call,
-    read_local_draft,
-    save_local_draft,
-    start_blank_draft,
-)
-from ..headless.location import get_current_location
-from ..headless.manual_position import ManualPosition
-from ..headless.permissions import DevicePermissions
-from ..headless.photo import MAX_PHOTO_BYTES, attach_photo
-from ..headless.registry import ToolFailed
 from ..session.progress import StuckPolicy
 from ..session.stuck_limits import stall_limit, stuck_policy
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
 from ..ui.first_screen import first_screen
-from ..ui.render import render_template
 from .audit_view import AuditView
 from .composer import Composer
-from .device import RequestDialog
+from .device_tools import DeviceTools
 from .inspections_view import InspectionsView, device_id
 from .sessions import Sessions
 from .signin_view import SignInView
@@ -65,11 +58,11 @@ async def main(config: Any) -> None:
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
-    registry = _registry(drafts, _status_line)
+    tools = DeviceTools(drafts, server_url, on_asking=_status_line.asking)  # built at first use
     if dom.element("sw-start") is None:  # a page without the build's pre-rendered first screen
         dom.set_html("app", first_screen())
     # Otherwise the app attaches to the first screen as it is: what was typed meanwhile, and the focus, stay.
-    dom.set_html("sw-dev-meta", render_template("dev_meta.j2", server_url=server_url, tools=registry.manifest()))
+    tools.attach()  # the developer details name the server, and the tools once built
     dom.show_app()
     # The assistant (graph) to talk to is configuration, like the server URL; so are the stuck-run limits.
     def on_status(inspection_id: str, status: InspectionStatus) -> None:
@@ -77,7 +70,7 @@ async def main(config: Any) -> None:
         _status_line.show(inspection_id, status)
         tasks.spawn(listed.refresh())
 
-    sessions = Sessions(client, registry, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
+    sessions = Sessions(client, tools.get, drafts, assistant_id=str(config.get("assistantId") or "inspection"),
                         owner=signin.owner, stuck_policy=_stuck_policy(config, stall_problems),
                         on_status=on_status)
     device = device_id()  # put into each new thread's metadata: the list finds this device's threads by it
@@ -91,7 +84,7 @@ async def main(config: Any) -> None:
     signin_view.attach()
     client.on_unauthorized = signin_view.required  # any 401, from any part of the app, asks for a sign-in
     tasks.on("sw-start", "click", lambda _event: _start(sessions, device, listed))
-    tasks.on("sw-save-draft", "click", lambda _event: _save_draft(registry))
+    tasks.on("sw-save-draft", "click", lambda _event: _save_draft(tools))
     pressed_early = dom.take_first_press()  # after our listener is on: each press is taken once, by one of them
     dom.mark_ready()
     if pressed_early:  # the press starts the inspection in the form; the last one is not reopened over it
@@ -129,17 +122,6 @@ def _stuck_policy(config: Any, stall_problems: list[str]) -> StuckPolicy:
     return policy
 
 
-def _registry(drafts: storage.IndexedDbStore, status_line: StatusLine) -> HeadlessToolRegistry:
-    """This device's headless tools: drafts in IndexedDB, the position, a photo's fingerprint."""
-    registry = HeadlessToolRegistry()
-    registry.register("read_local_draft", read_local_draft(drafts, legacy=storage.LocalStorageStore()))
-    registry.register("save_local_draft", save_local_draft(drafts))
-    registry.register("start_blank_draft", start_blank_draft(drafts, legacy=storage.LocalStorageStore()))
-    _register_device_tools(registry, RequestDialog(on_asking=status_line.asking))
-    registry.permissions = DevicePermissions(permissions.query)  # a replay asking a denied one: typed or refused
-    return registry
-
-
 def _inspection_id() -> str | None:
     """The inspection id in the form, or None (with a word to the inspector) when it is empty."""
     inspection_id = str(dom.element("sw-inspection-id").value).strip()
@@ -160,7 +142,7 @@ async def _start(sessions: Sessions, device: str, listed: InspectionsView) -> No
     await listed.refresh()
 
 
-async def _save_draft(registry: HeadlessToolRegistry) -> None:
+async def _save_draft(tools: DeviceTools) -> None:
     inspection_id = _inspection_id()
     if inspection_id is None:
         return
@@ -174,7 +156,7 @@ async def _save_draft(registry: HeadlessToolRegistry) -> None:
         "notes": dom.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
     }
     # The same implementation, checks and envelope as when the agent calls save_local_draft.
-    envelope = await registry.run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
+    envelope = await tools.get().run({"id": f"local-save-{uuid.uuid4().hex[:12]}", "name": "save_local_draft",
                                    "args": draft})
     if envelope["ok"]:
         dom.show_status(f"Draft for {inspection_id} saved on this device.")
@@ -208,6 +190,8 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
         return False
     except AgentServerError:
         return False  # unreachable, or a sign-in is asked for: the sign-in carries on from here
+    from ..headless.registry import headless_tool_call  # the tools' contracts: not before a thread reopens
+
     waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
     field = dom.element("sw-inspection-id")
     if field.value == field.defaultValue:  # an id the inspector typed while Python booted stays theirs
@@ -274,41 +258,6 @@ async def _cancel_current(_event: Any) -> None:
     session = _current.get("session")
     if session is not None:
         await session.cancel()
-
-
-# A tool that waits for the inspector's answer gets longer than the registry's default.
-PROMPT_TIMEOUT_S = 300.0
-
-
-def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog) -> None:
-    async def ask_location(purpose: str) -> str:
-        return await dialog.choose(
-            tool="get_current_location", title="Share this device's position?", purpose=purpose,
-            note="Only the coordinates, their accuracy and the time of the fix are sent to the agent. "
-                 "If you allow, your browser may ask you as well.",
-            allow="Allow", decline="Decline", alternative="Type the position")
-
-    async def locate(args: Any) -> dict[str, Any]:
-        return await geolocation.geolocate(args.timeout_ms, args.high_accuracy)
-
-    async def type_position(purpose: str, failure: ToolFailed | None) -> ManualPosition | None:
-        why = f"The device gave no position: {failure.message}." if failure is not None else ""
-        return await dialog.type_position(
-            title="Type the position?", purpose=purpose,
-            note=f"{why} You can type it instead, in decimal degrees; the agent is told it was typed.".strip())
-
-    async def pick_photo(purpose: str) -> dict[str, Any] | None:
-        allowed, file = await dialog.ask(
-            tool="attach_photo", title="Attach a photo?", purpose=purpose,
-            note="The photo stays on this device: only its name, size, type and SHA-256 fingerprint are sent.",
-            allow="Attach", decline="Cancel", with_file=True)
-        if not allowed or file is None:
-            return None
-        return await files.file_metadata(file, MAX_PHOTO_BYTES)
-
-    registry.register("get_current_location", get_current_location(ask_location, locate, type_position),
-                      timeout_s=PROMPT_TIMEOUT_S)
-    registry.register("attach_photo", attach_photo(pick_photo), timeout_s=PROMPT_TIMEOUT_S)
 
 
 def _server_allowed(server_url: str, config: dict[str, Any]) -> bool:

@@ -3,8 +3,9 @@
 "Show audit trail" reads the trail of the inspection on screen through the store API
 (`sitewalk.audit_trail`), checks its chain and compares it with the head the thread's state committed
 (a trail cut or changed after that step is said so), lists it, and points "Export JSON" at the same
-records as a file. On a server
-with sign-in the trail lives under the signed-in inspector's identity (`owner`).
+records as a file. On a server with sign-in the trail lives under the signed-in inspector's identity
+(`owner`). The trail's reader (and the audit contracts it checks the chain with, pydantic) is imported at
+the first "Show audit trail".
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
-from ..audit_trail import read_audit_trail
 from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, files, tasks
-from ..ui.render import render_template
+from ..ui.templating import render_template
 
 __all__ = ["AuditView"]
 
@@ -33,6 +33,8 @@ class AuditView:
         tasks.on("sw-tab-audit", "click", self.show)  # the Audit tab goes there and shows the trail: one tap
 
     async def show(self, _event: Any = None) -> None:
+        from ..audit_trail import read_audit_trail
+
         thread_id = self.current()
         if not thread_id:
             dom.set_html("sw-audit", render_template("audit_trail.j2", trail=None))

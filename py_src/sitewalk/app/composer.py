@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bridge import dom, tasks
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .status_line import settle
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from ..bridge import dom
 from ..contracts.field_actions import FIELD_ARGS
 from ..review_form import FormField, form_fields, read_form, schema_of
 from ..timeline import InvalidEdit
-from ..ui.render import render_template
+from ..ui.templating import render_template
 
 if TYPE_CHECKING:
     from ..session.decision_edits import DecisionEdits, DecisionPreview

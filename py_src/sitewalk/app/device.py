@@ -14,7 +14,7 @@ from typing import Any
 
 from ..bridge import dom, files, tasks
 from ..headless.manual_position import ManualPosition, PositionIssue, type_until_valid
-from ..ui.render import render_template
+from ..ui.templating import render_template
 
 __all__ = ["RequestDialog"]
 

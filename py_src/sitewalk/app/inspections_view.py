@@ -14,7 +14,7 @@ from ..agentserver.client import AgentServerClient
 from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, storage, tasks
 from ..inspections import Inspection, InspectionList
-from ..ui.render import render_template
+from ..ui.templating import render_template
 
 __all__ = ["DEVICE_SETTING", "InspectionsView", "device_id"]
 

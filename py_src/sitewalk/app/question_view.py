@@ -13,7 +13,7 @@ from typing import Any
 
 from ..bridge import dom
 from ..contracts.questions import MAX_COUNT
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .regions import CardRegion, present_card
 
 __all__ = ["QuestionCardsView"]

@@ -18,7 +18,7 @@ from typing import Any
 from ..bridge import dom
 from ..session.refusals import Refused
 from ..session.review_board import ReviewBoard, SeenRevision
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .regions import CardRegion, present_card
 
 __all__ = ["ReviewCardsView"]

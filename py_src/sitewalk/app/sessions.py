@@ -3,7 +3,8 @@
 ConfirmButtons, review and question cards, the stuck-run panel, the composer, the timeline and the
 audit panel all act on the inspection on screen, which is the newest session. The view and the
 session machinery are built when the first inspection starts or is reopened, not at boot (the first
-screen paints sooner).
+screen paints sooner): the card views and the delivery book (which import the tools' pydantic contracts)
+are made with the first session too (`_Machinery`), and the tools' registry is asked for then (`tools`).
 """
 
 from __future__ import annotations
@@ -13,41 +14,54 @@ from typing import TYPE_CHECKING, Any
 
 from ..agentserver.client import AgentServerClient
 from ..bridge import dom, storage, tasks
-from ..headless import HeadlessToolRegistry
-from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..session.progress import StuckPolicy
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .composer import show_waiting_messages
-from .question_view import QuestionCardsView
-from .review_view import ReviewCardsView
 from .status_line import settle
-from .stuck_view import StuckPanelView
 
 if TYPE_CHECKING:
+    from ..headless import HeadlessToolRegistry
+    from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
     from ..headless.local_draft import AsyncKeyValueStore
     from ..session import InspectionSession
     from ..session.status_report import OnStatus
+    from .question_view import QuestionCardsView
+    from .review_view import ReviewCardsView
+    from .stuck_view import StuckPanelView
     from .view import DomView
 
 __all__ = ["Sessions"]
 
 
+class _Machinery:
+    """What every session of the page shares, made with the first one (none of it is needed before)."""
+
+    def __init__(self, owner: Sessions, drafts: AsyncKeyValueStore) -> None:
+        from ..headless.delivery import AnswerBook, AuditLog
+        from .question_view import QuestionCardsView
+        from .review_view import ReviewCardsView
+        from .stuck_view import StuckPanelView
+
+        self.answers: AnswerBook = AnswerBook(drafts)  # answers kept before sending: each call runs once
+        self.audit: AuditLog = AuditLog(drafts)  # what left the device, per delivered answer
+        self.review_cards: ReviewCardsView = ReviewCardsView(on_submit=owner._review)  # per-call reviews
+        self.question_cards: QuestionCardsView = QuestionCardsView(on_answer=owner._answer)  # the site walk
+        self.stuck_panel: StuckPanelView = StuckPanelView(on_choice=owner._stuck)  # a run without progress
+
+
 class Sessions:
-    def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, drafts: AsyncKeyValueStore,
+    def __init__(self, client: AgentServerClient, tools: Callable[[], HeadlessToolRegistry], drafts: AsyncKeyValueStore,
                  assistant_id: str, owner: Callable[[], str | None] = lambda: None,
                  stuck_policy: StuckPolicy | None = None, on_status: OnStatus | None = None) -> None:
         self._client = client
         self._on_status = on_status  # where the inspection is after each run (app.status_line)
         self._stuck_policy = stuck_policy or StuckPolicy()  # ?stuck= / stuckSeconds (session/stuck_limits.py)
-        self._registry = registry
+        self._tools = tools  # this device's headless tools, built when first asked for (app.device_tools)
+        self._drafts = drafts
+        self._shared: _Machinery | None = None
         self._assistant_id = assistant_id
         self._owner = owner  # the signed-in identity: where the server files this inspector's store items
-        self._answers = AnswerBook(drafts)  # answers kept before sending: each call runs once, across reloads
-        self._audit = AuditLog(drafts)  # what left the device, per delivered answer
         self._mismatches: list[ContractMismatch] = []
-        self._review_cards = ReviewCardsView(on_submit=self._review)  # per-call reviews
-        self._question_cards = QuestionCardsView(on_answer=self._answer)  # the agent's questions (site walk)
-        self._stuck_panel = StuckPanelView(on_choice=self._stuck)  # a run that makes no progress
         self._view: DomView | None = None
         self._newest: InspectionSession | None = None
 
@@ -70,15 +84,21 @@ class Sessions:
         """A session for the next inspection, which becomes the one on screen."""
         from ..session import Hooks, InspectionSession  # jsonpatch, streaming: at the first inspection
 
-        hooks = Hooks(book=self._answers, audit=self._audit, on_contract_mismatch=self._show_mismatch,
+        shared = self._machinery()
+        hooks = Hooks(book=shared.answers, audit=shared.audit, on_contract_mismatch=self._show_mismatch,
                       on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
                       on_messages=show_waiting_messages, message_store=storage.LocalStorageStore(),
-                      review_cards=self._review_cards, question_cards=self._question_cards,
-                      stuck_panel=self._stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy,
+                      review_cards=shared.review_cards, question_cards=shared.question_cards,
+                      stuck_panel=shared.stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy,
                       on_status=self._on_status)
-        self._newest = InspectionSession(self._client, self._registry, self.view(), hooks,
+        self._newest = InspectionSession(self._client, self._tools(), self.view(), hooks,
                                          assistant_id=self._assistant_id)
         return self._newest
+
+    def _machinery(self) -> _Machinery:
+        if self._shared is None:
+            self._shared = _Machinery(self, self._drafts)
+        return self._shared
 
     def for_thread(self, thread_id: str) -> InspectionSession:
         """The session on screen when it is on `thread_id` (what it holds goes on: messages kept while the
@@ -109,7 +129,7 @@ class Sessions:
                 raise Refused("not_stuck", "no inspection is open")
             self._newest.resolve_stuck(choice)
         except Refused as refused:
-            self._stuck_panel.refused(refused.code, refused.message)
+            self._machinery().stuck_panel.refused(refused.code, refused.message)
 
     def _show_mismatch(self, mismatch: ContractMismatch) -> None:
         """The visible version-mismatch state: one banner above the app, each tool with both digests."""

@@ -15,7 +15,7 @@ from typing import Any
 from ..base.server_errors import Unauthorized
 from ..bridge import dom, tasks
 from ..signin import SignIn, SignInError
-from ..ui.render import render_template
+from ..ui.templating import render_template
 
 __all__ = ["SignInView"]
 

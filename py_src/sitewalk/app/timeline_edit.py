@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.trusted import TemplateHtml
 from ..timeline import InvalidEdit, RestorePreview, Step, UnknownCheckpoint
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .decision_edit import DECISION_EDITS, start_decision
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import Any
 from ..bridge import dom
 from ..spec.validate import Issue
 from ..timeline import TimelineShown
-from ..ui.render import render_template
+from ..ui.templating import render_template
 from .renderer import KeyedRenderer
 
 SCREEN_PANEL = "sw-screen-panel"

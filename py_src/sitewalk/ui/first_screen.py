@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from ..base.trusted import TemplateHtml
-from .render import render_template
+from .templating import render_template
 
 __all__ = ["TEMPLATE", "first_screen"]
 

@@ -8,30 +8,19 @@ HTML the page's Trusted Types policy lets into the DOM (`base/trusted.py`, `brid
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from ..base.trusted import TemplateHtml
-from ..calls.lifecycle import LABELS
 from ..contracts.catalog import CATALOG
+from .templating import ENV as _env
+from .templating import render_template
 
-_TEMPLATES = Path(__file__).parent / "templates"
+__all__ = ["REGISTRY", "render_element", "render_spec", "render_template"]
 
 # Registry: catalog type -> trusted template. A type without a template cannot render.
 REGISTRY: dict[str, str] = {name: f"{name}.j2" for name in CATALOG}
-
-_env = Environment(
-    loader=FileSystemLoader(str(_TEMPLATES)),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-# A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
-_env.filters["call_label"] = lambda state: LABELS.get(state, state)
 
 
 def render_element(key: str, elements: dict[str, Any]) -> Markup:
@@ -46,9 +35,3 @@ def render_element(key: str, elements: dict[str, Any]) -> Markup:
 def render_spec(spec: dict[str, Any]) -> TemplateHtml:
     """HTML for a spec that `validate_spec` accepted."""
     return TemplateHtml(render_element(spec["root"], spec["elements"]))
-
-
-def render_template(template: str, **context: Any) -> TemplateHtml:
-    """Render one of the app's own templates (autoescaped: data in `context` is escaped unless it is
-    itself template output)."""
-    return TemplateHtml(_env.get_template(template).render(**context))

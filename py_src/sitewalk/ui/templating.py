@@ -1,0 +1,34 @@
+"""The jinja2 environment of the app's trusted templates, and `render_template` for the app's own ones.
+
+Apart from `render.py` (the generative-UI catalog, whose pydantic models the first screen does not need),
+so that the first screen renders its templates without importing the catalog. Autoescape is on:
+data in a context is escaped unless it is itself template output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from ..base.trusted import TemplateHtml
+from ..calls.lifecycle import LABELS
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+ENV = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+# A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
+ENV.filters["call_label"] = lambda state: LABELS.get(state, state)
+
+
+def render_template(template: str, **context: Any) -> TemplateHtml:
+    """Render one of the app's own templates (autoescaped: data in `context` is escaped unless it is
+    itself template output)."""
+    return TemplateHtml(ENV.get_template(template).render(**context))

@@ -1,0 +1,64 @@
+"""The boot imports what the first screen needs; every feature behind a press is imported at its first use.
+
+At the phone profile (4x CPU) each module imported before main() returns delays the first screen; the
+session machinery, the timeline, the cards, the audit trail and the tool contracts (pydantic) are
+imported only once the inspector starts an inspection or opens the trail (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+# Features the first screen does without; each is imported when first used.
+AT_FIRST_SESSION = (
+    "pydantic",  # the headless tools' contracts (sitewalk.app.device_tools)
+    "sitewalk.contracts",
+    "sitewalk.headless.registry",
+    "sitewalk.session.inspection",
+    "sitewalk.session.loop",
+    "sitewalk.timeline",
+    "sitewalk.screen_feed",
+    "sitewalk.app.view",
+    "sitewalk.app.timeline_view",
+    "sitewalk.app.timeline_edit",
+    "sitewalk.app.decision_edit",
+    "sitewalk.app.review_view",
+    "sitewalk.app.question_view",
+    "sitewalk.app.stuck_view",
+)
+AT_FIRST_TRAIL = ("sitewalk.audit_trail",)
+
+SYS_MODULES_JS = "window.__sitewalkPyodide.runPython('import sys, json; json.dumps(sorted(sys.modules))')"
+
+
+def _imported(page) -> set[str]:
+    return set(json.loads(page.evaluate(SYS_MODULES_JS)))
+
+
+def test_the_first_screen_imports_no_feature_and_each_feature_imports_at_its_first_use(app):
+    page = app.open().page
+    at_boot = _imported(page)
+    assert "sitewalk.app" in at_boot  # the probe sees the app's modules
+    loaded_early = sorted(m for m in AT_FIRST_SESSION + AT_FIRST_TRAIL if m in at_boot)
+    assert loaded_early == [], f"imported before the first screen needed them: {loaded_early}"
+
+    inspection = f"inspection-lazy-{uuid.uuid4().hex[:8]}"
+    app.seed_draft(inspection, {"site": "Pier 4", "inspector": "Ana Ruiz", "findings": ["Loose bolt"],
+                                "risk": "low"})
+    app.start(inspection)
+    after_start = _imported(page)
+    assert [m for m in AT_FIRST_SESSION if m not in after_start] == []
+    assert "read_local_draft@" in page.locator("#sw-dev-meta").text_content()  # the tools, named once built
+
+    page.locator("#sw-audit-load").click()
+    page.wait_for_selector("#sw-audit-verdict")
+    assert [m for m in AT_FIRST_TRAIL if m not in _imported(page)] == []
+
+
+def test_the_developer_details_name_the_tools_when_opened_before_any_inspection(app):
+    page = app.open().page
+    assert "pydantic" not in _imported(page)
+    page.locator("#sw-dev > summary").click()
+    page.wait_for_selector("#sw-dev-meta:has-text('read_local_draft@')")
+    assert "pydantic" in _imported(page)
