@@ -1,7 +1,7 @@
 """An inspection's audit trail as the app shows and exports it: read through the store API, checked here.
 
 The agent appends the records (`sitewalk_agent.audit`); the chain and its namespace are shared
-(`sitewalk.contracts.audit`), so the app checks the very chain it shows before it offers it as a
+(`sitewalk_shared.contracts.audit`), so the app checks the very chain it shows before it offers it as a
 file. No browser import: runs under CPython too (the view is `sitewalk.app.audit_view`).
 """
 
@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitewalk_shared.contracts.audit import HEAD_KEY, ChainProblem, audit_namespace, verify_chain
+
 from .agentserver.client import AgentServerClient
-from .contracts.audit import HEAD_KEY, ChainProblem, audit_namespace, verify_chain
 
 __all__ = ["AuditTrail", "read_audit_trail"]
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..contracts.envelope import ErrorCode, error_result, ok_result
-from ..contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+from sitewalk_shared.contracts.envelope import ErrorCode, error_result, ok_result
+from sitewalk_shared.contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+
 from .permissions import DevicePermissions
 
 ToolImplementation = Callable[[BaseModel], Awaitable[Any]]

@@ -7,7 +7,7 @@ server files an action under its business key (`work-order:inspection-42:risk-1:
 that carries one returns the original when the replay or fork reaches it again.
 
 `check_actions` checks each work order against the ticket system's real record, which the agent
-mirrors into the Store (`sitewalk.contracts.workorders`): "already created: WO-… — a replay returns
+mirrors into the Store (`sitewalk_shared.contracts.workorders`): "already created: WO-… — a replay returns
 it" when the record is there, "new" when it is not. An action it could not check keeps what the
 checkpoint says (`checked` False).
 """

@@ -1,6 +1,6 @@
 """Generative UI in the browser: render validated specs with trusted templates.
 
-The spec itself (model, validation, patch streams, inline screens) lives in `sitewalk.spec`,
+The spec itself (model, validation, patch streams, inline screens) lives in `sitewalk_shared.ui_spec`,
 shared with the agent server. Modules here, one concern each (none touches `js`): render
 (jinja2 registry), partial_json (incremental parser of streamed arguments), spec_stream (which
 elements arrived), progressive (what to show while a spec streams), current (which spec owns

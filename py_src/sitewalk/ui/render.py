@@ -14,9 +14,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from sitewalk_shared.contracts.catalog import CATALOG
+
 from ..base.trusted import TemplateHtml
 from ..calls.lifecycle import LABELS
-from ..contracts.catalog import CATALOG
 
 _TEMPLATES = Path(__file__).parent / "templates"
 

@@ -26,8 +26,15 @@ from typing import Any
 import httpx
 from langgraph_sdk import get_client
 
-from sitewalk.contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, check_committed, later_head, verify_chain
 from sitewalk_agent.audit.trail import audit_namespace
+from sitewalk_shared.contracts.audit import (
+    HEAD_KEY,
+    STATE_HEAD,
+    ChainProblem,
+    check_committed,
+    later_head,
+    verify_chain,
+)
 
 __all__ = ["main", "read_committed_head", "read_trail"]
 
