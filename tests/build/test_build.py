@@ -98,10 +98,10 @@ def test_app_wheel_is_the_browser_package_and_the_shared_models_with_their_data(
     whl = dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl"
     names = zipfile.ZipFile(whl).namelist()
     assert "sitewalk/__init__.py" in names
-    for package in ("contracts", "ui_spec"):  # every module the browser shares with the agent
-        shared = ROOT / "py_src" / "sitewalk_shared" / package
-        for path in shared.glob("*.py"):
-            assert f"sitewalk_shared/{package}/{path.stem}.py" in names, path.name
+    shared = [p.relative_to(ROOT / "py_src").as_posix() for p in (ROOT / "py_src" / "sitewalk_shared").rglob("*.py")]
+    assert "sitewalk_shared/contracts/tools.py" in shared and "sitewalk_shared/ui_spec/model.py" in shared
+    for name in shared:  # every module the browser shares with the agent
+        assert name in names, name
     assert {n.split("/", 1)[0] for n in names} == {"sitewalk", "sitewalk_shared", "sitewalk-0.1.0.dist-info"}
     assert zipfile.ZipFile(whl).read("sitewalk-0.1.0.dist-info/top_level.txt") == b"sitewalk\nsitewalk_shared\n"
     src = ROOT / "py_src" / "sitewalk"

@@ -181,7 +181,7 @@ def test_py_src_packages_keep_the_layer_order_of_the_architecture_doc():
     floor = next(index for index, layer in enumerate(layers) if "sitewalk.base" in layer)
     # Under the browser's floor only the shared models, which the agent stands on too; the bridge above it.
     assert {name for layer in layers[:floor] for name in layer} == {
-        "sitewalk_shared", "sitewalk_shared.contracts", "sitewalk_shared.ui_spec"}
+        "sitewalk_shared", "sitewalk_shared.errors", "sitewalk_shared.contracts", "sitewalk_shared.ui_spec"}
     assert "sitewalk_agent" in layers[floor] and layers[floor + 1] == ["sitewalk.bridge"]
     assert layers[-1] == ["sitewalk.app"]
     graph = package_graph(import_graph(PY_SRC, PACKAGES), SPLIT)

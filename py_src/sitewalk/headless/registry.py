@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from sitewalk_shared.contracts.envelope import ErrorCode, error_result, ok_result
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+from sitewalk_shared.errors import SitewalkError
 
 from .permissions import DevicePermissions
 
@@ -27,7 +28,7 @@ MAX_RESULT_BYTES = 64 * 1024
 DEFAULT_TIMEOUT_S = 20.0
 
 
-class ToolFailed(Exception):
+class ToolFailed(SitewalkError):
     """Raised by an implementation to end its call with a typed error."""
 
     def __init__(self, code: ErrorCode | str, message: str, **detail: Any):

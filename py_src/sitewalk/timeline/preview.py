@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 from ..base.server_errors import AgentServerError
 from .errors import UnknownCheckpoint
 from .tree import Step, TimelineTree
@@ -29,7 +31,7 @@ LookupOrder = Callable[[str], Awaitable[Mapping[str, Any] | None]]
 """A work order's business key -> its record (id, status, ...), or None when the ticket system has none."""
 
 
-class RecordsUnreadable(LookupError):
+class RecordsUnreadable(SitewalkError, LookupError):
     """The records cannot be seen from here (e.g. a server whose store API scopes namespaces per user)."""
 
 

@@ -35,13 +35,14 @@ from sitewalk_shared.contracts.audit import (
     later_head,
     verify_chain,
 )
+from sitewalk_shared.errors import SitewalkError
 
 __all__ = ["main", "read_committed_head", "read_trail"]
 
 PAGE = 100
 
 
-class TrailUnreadable(Exception):
+class TrailUnreadable(SitewalkError):
     """The store API did not answer with the trail (unreachable, refused, malformed)."""
 
 
