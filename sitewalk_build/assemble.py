@@ -351,7 +351,7 @@ def write_build_stamp(site: Site) -> None:
         "limits": site.limits,
         "app_src": str(site.app_src.resolve()),
         "web": str(site.web.resolve()),
-        "inputs": input_names(site.web, site.app_src, site.app["package"]),
+        "inputs": input_names(site.web, site.app_src, site.app["packages"]),
     })
 
 

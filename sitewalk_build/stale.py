@@ -18,17 +18,17 @@ def _files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
-def inputs(web: Path, app_src: Path, package: str) -> list[Path]:
-    """Every file a build reads: pyproject.toml, the build tooling, web/ and the app package."""
+def inputs(web: Path, app_src: Path, packages: list[str]) -> list[Path]:
+    """Every file a build reads: pyproject.toml, the build tooling, web/ and the app's packages."""
     paths = [PYPROJECT]
-    for root in (*TOOLING, web, app_src / package):
+    for root in (*TOOLING, web, *(app_src / package for package in packages)):
         paths += _files(root)
     return paths
 
 
-def input_names(web: Path, app_src: Path, package: str) -> list[str]:
+def input_names(web: Path, app_src: Path, packages: list[str]) -> list[str]:
     """The inputs as the stamp lists them (a file added or removed makes dist/ stale)."""
-    return sorted({str(p.relative_to(p.anchor)) for p in inputs(web, app_src, package)})
+    return sorted({str(p.relative_to(p.anchor)) for p in inputs(web, app_src, packages)})
 
 
 def write_stamp(dist: Path, info: dict[str, Any]) -> None:
@@ -47,7 +47,7 @@ def read_stamp(dist: Path) -> dict[str, Any] | None:
 def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
              server_url: str | None = None, assistant_id: str | None = None,
              limits: dict[str, float] | None = None) -> bool:
-    """True when dist/ is missing, or an input (web/, the app package,
+    """True when dist/ is missing, or an input (web/, the app's packages,
     pyproject.toml, the build tooling) is newer than it, or a different server URL,
     assistant id (None: the app's default) or run limits (config.json's streamStallSeconds,
     stuckSeconds; None or {}: none) is asked for."""
@@ -62,8 +62,8 @@ def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
         return True
     if info.get("app_src") != str(app_src.resolve()) or info.get("web") != str(web.resolve()):
         return True
-    package = load_bundle()["app"]["package"]
-    if input_names(web, app_src, package) != info.get("inputs"):
+    packages = load_bundle()["app"]["packages"]
+    if input_names(web, app_src, packages) != info.get("inputs"):
         return True  # a file was added or removed
     built = (dist / STAMP).stat().st_mtime
-    return any(p.stat().st_mtime > built for p in inputs(web, app_src, package))
+    return any(p.stat().st_mtime > built for p in inputs(web, app_src, packages))

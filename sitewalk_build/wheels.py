@@ -29,24 +29,26 @@ def _package_files(src_root: Path, package: str) -> list[tuple[str, bytes]]:
 
 
 def build_app_wheel(app: dict[str, Any], src_root: Path, out_dir: Path) -> Path:
-    """Build ``<name>-<version>-py3-none-any.whl`` from ``src_root/<package>``.
+    """Build ``<name>-<version>-py3-none-any.whl`` from ``src_root/<package>`` for each of the app's
+    ``packages`` (the browser package and the models it shares with the agent).
 
     Deterministic (sorted entries, fixed timestamps). Includes every file of
-    the package except caches and compiled files, so package data (*.j2,
+    the packages except caches and compiled files, so package data (*.j2,
     *.html, *.json) ships with the code.
     """
-    name, version, package = app["name"], app["version"], app["package"]
-    if not (src_root / package / "__init__.py").exists():
-        raise BuildError(f"{src_root / package} is not a package (no __init__.py)")
+    name, version, packages = app["name"], app["version"], app["packages"]
+    for package in packages:
+        if not (src_root / package / "__init__.py").exists():
+            raise BuildError(f"{src_root / package} is not a package (no __init__.py)")
     dist_name = re.sub(r"[-.]+", "_", name)
     info = f"{dist_name}-{version}.dist-info"
     requires = "".join(f"Requires-Dist: {d}\n" for d in app.get("depends", []))
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode()
     wheel = b"Wheel-Version: 1.0\nGenerator: sitewalk-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    files = _package_files(src_root, package) + [
+    files = [entry for package in packages for entry in _package_files(src_root, package)] + [
         (f"{info}/METADATA", metadata),
         (f"{info}/WHEEL", wheel),
-        (f"{info}/top_level.txt", f"{package}\n".encode()),
+        (f"{info}/top_level.txt", "".join(f"{package}\n" for package in packages).encode()),
     ]
     record = "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in files) + f"{info}/RECORD,,\n"
     files.append((f"{info}/RECORD", record.encode()))

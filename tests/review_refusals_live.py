@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 from langgraph_sdk import get_client
 
-from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent.field_actions import work_order_key
+from sitewalk_shared.contracts.workorders import work_orders_namespace
 
 ASSISTANT = "inspection"
 

@@ -1,7 +1,7 @@
 """An inspection's audit trail as the app shows and exports it: read through the store API, checked here.
 
 The agent appends the records (`sitewalk_agent.audit`); the chain and its namespace are shared
-(`sitewalk.contracts.audit`), so the app checks the very chain it shows before it offers it as a
+(`sitewalk_shared.contracts.audit`), so the app checks the very chain it shows before it offers it as a
 file. No browser import: runs under CPython too (the view is `sitewalk.app.audit_view`).
 
 The chain alone cannot show a tail cut off together with the store's head pointer, nor a record
@@ -17,9 +17,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitewalk_shared.contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, audit_namespace, verify_chain
+
 from .agentserver.client import AgentServerClient
 from .base.server_errors import AgentServerError, Unauthorized
-from .contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, audit_namespace, verify_chain
 
 __all__ = ["AuditTrail", "HeadMismatch", "head_mismatch", "read_audit_trail"]
 

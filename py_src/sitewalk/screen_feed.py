@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from sitewalk_shared.ui_spec.inline import InlineSplitter
+from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
+from sitewalk_shared.ui_spec.validate import Issue
+
 from .screen_fallback import fallback_lines, patched_for_fallback
-from .spec.inline import InlineSplitter
-from .spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
-from .spec.validate import Issue
 from .streaming import CallState, MessageText, ToolCallProgress
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 from .agentserver.client import AgentServerClient
 from .base.server_errors import AgentServerError, Unauthorized
 from .device_storage import KeyValueStore
@@ -34,7 +36,7 @@ MAX_TOKEN = 4096
 B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 
-class SignInError(Exception):
+class SignInError(SitewalkError):
     """Signing in did not work; the message says why, in words for the inspector."""
 
 

@@ -15,6 +15,8 @@ import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["ServerNotAllowed", "allows", "check_server"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -22,7 +24,7 @@ _HOST_SOURCE = re.compile(r"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[^\
                           r"(?::(?P<port>\d+|\*))?(?P<path>/.*)?$", re.I)
 
 
-class ServerNotAllowed(ValueError):
+class ServerNotAllowed(SitewalkError, ValueError):
     """The agent server's origin is not in the site's connect-src: the browser would block every request."""
 
     def __init__(self, server_origin: str, built_for: str, connect_src: Sequence[str]) -> None:

@@ -16,7 +16,7 @@ screen's — and only then performs the business action.
   Rewinding never closes anything.
 - Other actions are recorded in the Store by the browser's idempotency key: a key recorded already
   is a replay, answered with the recorded outcome, and nothing else happens.
-- Each order filed, found again or closed is mirrored into the Store (`sitewalk.contracts.workorders`:
+- Each order filed, found again or closed is mirrored into the Store (`sitewalk_shared.contracts.workorders`:
   its key, id and status under ("sitewalk", "work_orders")), so the browser's restore preview can check
   an action it would reach again against the real record.
 

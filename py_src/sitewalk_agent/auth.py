@@ -9,7 +9,7 @@ Then every request needs `Authorization: Bearer <token>` (401 otherwise); a thre
 its creator's identity in `metadata.owner` (on create, on a run, and again on every update, so
 no request can write another owner there) and every thread action (read, search, update, runs,
 history, state, fork, join, cancel) is filtered by it, so another inspector gets 404; the store
-API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk.contracts.store`), and
+API only serves namespaces under `("users", <the caller's identity>)` (`sitewalk_shared.contracts.store`), and
 no one may put or delete in an audit trail (`sitewalk_agent.audit`), signed in or not;
 assistants can be read and searched by everyone and changed by no one through the API; anything
 else is refused (403).
@@ -33,11 +33,11 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from sitewalk.contracts.audit import NAMESPACE as AUDIT_NAMESPACE
-from sitewalk.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
-from sitewalk.contracts.store import namespace_owner
 from sitewalk_agent.audit.store_lock import LOCK_LABEL
 from sitewalk_agent.token_file import TokenFile, TokenFileError, load_tokens
+from sitewalk_shared.contracts.audit import NAMESPACE as AUDIT_NAMESPACE
+from sitewalk_shared.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
+from sitewalk_shared.contracts.store import namespace_owner
 
 __all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 

@@ -41,8 +41,6 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_config
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
-from sitewalk.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
 from sitewalk_agent.headless import failure, tool_message
 from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.outcomes import (
@@ -55,6 +53,8 @@ from sitewalk_agent.outcomes import (
     unresolved,
 )
 from sitewalk_agent.workorders import WorkOrderError, WorkOrders, reviewed_order_key, reviewed_substance
+from sitewalk_shared.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
+from sitewalk_shared.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
 
 __all__ = ["FIELD_TOOLS", "ORDER_RULE", "FieldActionsMiddleware", "field_tools", "work_order_key"]
 

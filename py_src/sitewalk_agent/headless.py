@@ -28,10 +28,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
-from sitewalk.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
-from sitewalk.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.ledger import OutcomeLedger
+from sitewalk_shared.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
+from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
 
 __all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
 

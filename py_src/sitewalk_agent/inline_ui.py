@@ -1,6 +1,6 @@
 """The server's side of inline screens: JSON-patch lines in the agent's own text.
 
-The browser applies the same lines as they stream (`sitewalk.spec.inline`); here the whole
+The browser applies the same lines as they stream (`sitewalk_shared.ui_spec.inline`); here the whole
 message is applied once to the screen on record and validated with the same catalog. A valid
 result becomes the new `ui_spec`, named after the message; a bad line or an invalid result
 leaves `ui_spec` as it was, records the issues in `ui_issues`, and gives the model a refusal
@@ -16,8 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from sitewalk.spec.inline import apply_inline_spec
-from sitewalk.spec.model import inline_spec_call_id, record_screen
+from sitewalk_shared.ui_spec.inline import apply_inline_spec
+from sitewalk_shared.ui_spec.model import inline_spec_call_id, record_screen
 
 __all__ = ["MAX_REPAIRS", "REFUSAL_NAME", "inline_ui_update", "is_refusal"]
 

@@ -28,15 +28,15 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from sitewalk.contracts.audit import STATE_HEAD, committed_head, later_head
-from sitewalk.contracts.envelope import ErrorCode
-from sitewalk.contracts.tools import ToolContract
 from sitewalk_agent.actions import ActionLedger, action_request, answer_press, expected_actions, unwrap_press
 from sitewalk_agent.audit.record import record_ui_action
 from sitewalk_agent.headless import failure, headless_tools, tool_message
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import inline_ui_update
 from sitewalk_agent.screens import latest, render_ui
+from sitewalk_shared.contracts.audit import STATE_HEAD, committed_head, later_head
+from sitewalk_shared.contracts.envelope import ErrorCode
+from sitewalk_shared.contracts.tools import ToolContract
 
 __all__ = ["GenerativeUiMiddleware", "HeadlessToolsMiddleware", "SitewalkState", "UiActionsMiddleware"]
 

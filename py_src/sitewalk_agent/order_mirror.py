@@ -1,4 +1,4 @@
-"""Mirror a work order into the Store, where the browser can read it (`sitewalk.contracts.workorders`).
+"""Mirror a work order into the Store, where the browser can read it (`sitewalk_shared.contracts.workorders`).
 
 One place for every writer: the ConfirmButton's actions (`sitewalk_agent.actions`), the reviewed
 `create_work_order` tool and the reconciliation of a call of unknown outcome (`sitewalk_agent.outcomes`).
@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sitewalk.contracts.workorders import mirror_of, work_orders_namespace
 from sitewalk_agent.audit.context import owner_of
+from sitewalk_shared.contracts.workorders import mirror_of, work_orders_namespace
 
 __all__ = ["mirror_order"]
 

@@ -3,7 +3,7 @@
 A reviewed `create_work_order` sends its request to the ticket system and waits at most
 `SITEWALK_WORKORDERS_TIMEOUT_MS` (default 5000). When the wait runs out the request may still land:
 the call is neither failed nor succeeded. It is recorded three ways: its tool message carries the
-`outcome_unknown` envelope (`sitewalk.contracts.envelope.unknown_outcome`), the audit record of the
+`outcome_unknown` envelope (`sitewalk_shared.contracts.envelope.unknown_outcome`), the audit record of the
 call says `outcome_unknown`, and the thread's state keeps it in `call_outcomes`:
 
     call_outcomes[tool_call_id] = {"status": "outcome_unknown", "tool", "idempotency_key", "inspection_id",

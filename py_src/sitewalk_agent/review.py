@@ -59,7 +59,6 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
-from sitewalk.contracts.canonical import args_hash
 from sitewalk_agent.audit.context import interrupt_id_for
 from sitewalk_agent.audit.record import record_review_decision
 from sitewalk_agent.field_actions import FIELD_TOOLS
@@ -73,6 +72,7 @@ from sitewalk_agent.review_check import (
     decision_schema,
 )
 from sitewalk_agent.upstream import PerCallReview, answer_message
+from sitewalk_shared.contracts.canonical import args_hash
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
            "review_policy"]

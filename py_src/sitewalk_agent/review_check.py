@@ -6,7 +6,7 @@ A decision is checked in this order, and the first thing wrong is the refusal:
 2. `stale_revision`: it names another revision or hash than the args pending on the server (an old
    client, another tab, a forged request), or none.
 3. `invalid_edit`: an edit whose `edited_action` breaks the tool's contract: another tool's name, or
-   args that the tool's own argument model (`args_schema`, the pydantic model of `sitewalk.contracts`
+   args that the tool's own argument model (`args_schema`, the pydantic model of `sitewalk_shared.contracts`
    the device checks with too) refuses. The refusal names the field (`priority`, `photo_ids.0`) and
    pydantic's reason.
 

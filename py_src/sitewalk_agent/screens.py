@@ -1,8 +1,8 @@
 """Generative UI on the server: the `render_ui` tool, and the prompt that names the catalog.
 
-`render_ui` validates a spec with the shared validator (`sitewalk.spec.validate`, the one judge)
+`render_ui` validates a spec with the shared validator (`sitewalk_shared.ui_spec.validate`, the one judge)
 and, when it is valid, records it as the screen on record (`ui_spec`) with
-`sitewalk.spec.model.record_screen`, the one place a screen gets its identity — inline screens
+`sitewalk_shared.ui_spec.model.record_screen`, the one place a screen gets its identity — inline screens
 (`sitewalk_agent.inline_ui`) use it too. An invalid spec leaves `ui_spec` alone; the model gets
 every issue with its repair text.
 """
@@ -17,10 +17,10 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command
 
-from sitewalk.contracts.catalog import catalog_json_schema
-from sitewalk.spec.model import RENDER_UI_TOOL, RenderUiArgs, record_screen
-from sitewalk.spec.validate import validate_spec
 from sitewalk_agent.headless import tool_message
+from sitewalk_shared.contracts.catalog import catalog_json_schema
+from sitewalk_shared.ui_spec.model import RENDER_UI_TOOL, RenderUiArgs, record_screen
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 __all__ = ["RENDER_UI_DESCRIPTION", "UI_PROMPT", "latest", "render_ui", "render_ui_update"]
 

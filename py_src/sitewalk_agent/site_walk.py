@@ -2,7 +2,7 @@
 
     START -> ask_handrail_secure -> ask_corroded_bolts -> END
 
-Each node pauses on an interrupt whose value is a `sitewalk.contracts.questions.QuestionRequest`
+Each node pauses on an interrupt whose value is a `sitewalk_shared.contracts.questions.QuestionRequest`
 (yes/no, then a number) and is resumed with `{"question_id", "answer"}`; an answer that does not fit
 asks the same question again with the reason (nothing is lost, nothing is guessed).
 
@@ -39,12 +39,12 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from sitewalk.contracts.audit import STATE_HEAD, committed_head
-from sitewalk.contracts.envelope import ErrorCode, ToolFailure, ToolSuccess
-from sitewalk.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
 from sitewalk_agent.audit.middleware import AuditState
 from sitewalk_agent.audit.record import record_site_walk
 from sitewalk_agent.headless import failure, tool_message
+from sitewalk_shared.contracts.audit import STATE_HEAD, committed_head
+from sitewalk_shared.contracts.envelope import ErrorCode, ToolFailure, ToolSuccess
+from sitewalk_shared.contracts.questions import InvalidAnswer, Question, QuestionRequest, parse_answer
 
 __all__ = ["QUESTIONS", "SITE_WALK", "WALK_NODE", "WALK_TOOL", "SiteWalkMiddleware", "build_site_walk",
            "one_walk_refusal", "walk_site"]

@@ -22,6 +22,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["RECHECK_SECONDS", "TokenFile", "TokenFileError", "digest", "load_tokens"]
 
 RECHECK_SECONDS = 1.0
@@ -32,7 +34,7 @@ Stamp = tuple[int, int, int] | None
 log = logging.getLogger(__name__)
 
 
-class TokenFileError(ValueError):
+class TokenFileError(SitewalkError, ValueError):
     """The token file named by SITEWALK_TOKENS cannot be used (missing, not JSON, bad entries)."""
 
 

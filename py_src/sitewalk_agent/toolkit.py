@@ -6,11 +6,11 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 
-from sitewalk.contracts.tools import ToolContract
 from sitewalk_agent.audit.middleware import AuditMiddleware
 from sitewalk_agent.field_actions import FieldActionsMiddleware
 from sitewalk_agent.middleware import GenerativeUiMiddleware, HeadlessToolsMiddleware, UiActionsMiddleware
 from sitewalk_agent.review import REVIEWED_TOOLS, ReviewMiddleware
+from sitewalk_shared.contracts.tools import ToolContract
 
 __all__ = ["field_review_middleware", "sitewalk_middleware"]
 

@@ -68,9 +68,9 @@ def test_streamed_spec_assembly_against_one_parse():
 def test_an_inline_patch_stream_against_one_parse_of_its_lines():
     """The same screens written as JSON-patch lines in the agent's text (split from prose, applied
     with jsonpatch), in 20-byte fragments, against json.loads of every line once."""
-    from sitewalk.spec.inline import InlineSplitter
-    from sitewalk.spec.patch_stream import PatchStream
     from sitewalk_agent.demo.scripted_model import inline_text, patch_lines
+    from sitewalk_shared.ui_spec.inline import InlineSplitter
+    from sitewalk_shared.ui_spec.patch_stream import PatchStream
 
     rows = []
     for size in (25_000, 50_000, 100_000):

@@ -44,7 +44,8 @@ def test_the_first_screen_carries_nothing_of_the_run(index_html):
 def test_the_build_renders_with_the_app_sources_it_is_given(tmp_path):
     assert render_first_screen(ROOT / "py_src") == str(first_screen())
     # Another copy of the app, with its own first screen: that one is rendered.
-    shutil.copytree(ROOT / "py_src" / "sitewalk", tmp_path / "sitewalk", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("sitewalk", "sitewalk_shared"):  # the app's packages (the browser wheel's)
+        shutil.copytree(ROOT / "py_src" / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     template = tmp_path / "sitewalk" / "ui" / "templates" / "app.j2"
     template.write_text(template.read_text().replace("Start inspection", "Begin the walk"))
     assert "Begin the walk" in render_first_screen(tmp_path)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from sitewalk.agentserver import AgentServerClient, pending_interrupts
-from sitewalk.contracts.envelope import ok_result
 from sitewalk_build.durable import DURABLE, DurableError, DurableServer, find_python, pg_bin, start_durable
+from sitewalk_shared.contracts.envelope import ok_result
 
 ASSISTANT = "inspection"
 DRAFT = {

@@ -14,7 +14,7 @@ import pytest
 from durable_helpers import ASSISTANT, DRAFT, collect, draft_answer, run, start_and_wait, start_message
 
 from sitewalk.agentserver import AgentServerClient, UnprocessableEntity, pending_interrupts
-from sitewalk.contracts.envelope import ok_result
+from sitewalk_shared.contracts.envelope import ok_result
 
 pytestmark = pytest.mark.durable
 

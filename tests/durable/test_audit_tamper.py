@@ -25,11 +25,11 @@ from signin_helpers import ANA, BEN, write_token_file
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import AuditTrail, read_audit_trail
-from sitewalk.contracts.audit import HEAD_KEY, seal
-from sitewalk.contracts.envelope import ok_result
 from sitewalk_agent.audit.store_lock import lock_namespace
 from sitewalk_agent.audit.trail import audit_namespace
 from sitewalk_build.durable import pg_bin
+from sitewalk_shared.contracts.audit import HEAD_KEY, seal
+from sitewalk_shared.contracts.envelope import ok_result
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT = {"inspection_id": "inspection-77", "site": "Dock 3", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

@@ -21,7 +21,7 @@ from signin_helpers import ANA as ANA_INSPECTOR
 from signin_helpers import BEN as BEN_INSPECTOR
 from signin_helpers import write_token_file
 
-from sitewalk.contracts.audit import audit_namespace
+from sitewalk_shared.contracts.audit import audit_namespace
 
 pytestmark = pytest.mark.xdist_group("auth")  # one worker: servers started once for the module
 

@@ -9,7 +9,7 @@ import uuid
 
 import httpx
 
-from sitewalk.contracts.audit import HEAD_KEY, verify_chain
+from sitewalk_shared.contracts.audit import HEAD_KEY, verify_chain
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bolt"], "risk": "high"}
 

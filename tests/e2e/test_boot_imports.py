@@ -13,7 +13,7 @@ import uuid
 # Features the first screen does without; each is imported when first used.
 AT_FIRST_SESSION = (
     "pydantic",  # the headless tools' contracts (sitewalk.app.device_tools)
-    "sitewalk.contracts",
+    "sitewalk_shared.contracts",
     "sitewalk.headless.registry",
     "sitewalk.session.inspection",
     "sitewalk.session.loop",

@@ -20,7 +20,7 @@ from conftest_helpers import BOOT_TIMEOUT_MS, poll
 import build
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.agentserver.schema import ThreadState
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT
+from sitewalk_shared.contracts.tools import READ_LOCAL_DRAFT
 
 pytestmark = pytest.mark.xdist_group("delivery")  # one worker: the skewed server started once for the module
 

@@ -189,7 +189,7 @@ def test_notes_stay_on_the_device_and_the_egress_record_lists_what_was_sent(app)
 
     import httpx
 
-    from sitewalk.contracts.tools import ReadLocalDraftResult, local_only_fields
+    from sitewalk_shared.contracts.tools import ReadLocalDraftResult, local_only_fields
 
     marker = f"private-{uuid.uuid4().hex}"
     inspection = f"inspection-65-{uuid.uuid4().hex[:6]}"

@@ -12,8 +12,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ok_result
 from sitewalk_agent import graph as G
+from sitewalk_shared.contracts.envelope import ok_result
 
 
 def in_memory_graph() -> Any:

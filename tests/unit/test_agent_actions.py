@@ -10,10 +10,10 @@ import pytest
 from graphs_for_tests import confirm_screen
 from langgraph.types import Command
 
-from sitewalk.spec.validate import validate_spec
 from sitewalk_agent.actions import authorize, close_button, expected_actions
 from sitewalk_agent.demo.scripted_model import inspection_screen
 from sitewalk_agent.workorders import WorkOrders
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
 UI = {**inspection_screen(DRAFT), "identity": {"message_id": "msg_1", "tool_call_id": "call_1", "revision": 1}}
@@ -187,7 +187,7 @@ def test_a_close_button_for_an_unknown_order_is_refused_and_nothing_changes(orde
 
 
 def test_each_order_is_mirrored_into_the_store_with_its_key_id_and_status(orders):
-    from sitewalk.contracts.workorders import work_orders_namespace
+    from sitewalk_shared.contracts.workorders import work_orders_namespace
 
     async def go():
         graph, config = await confirmed_thread()

@@ -8,10 +8,6 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT, TOOL_CONTRACTS
-from sitewalk.spec.model import Spec
-from sitewalk.spec.validate import validate_spec
 from sitewalk_agent import graph as G
 from sitewalk_agent.demo.scripted_model import (
     FRAGMENT_SIZES,
@@ -25,6 +21,10 @@ from sitewalk_agent.demo.scripted_model import (
 from sitewalk_agent.headless import run_headless_call
 from sitewalk_agent.models import make_model
 from sitewalk_agent.screens import render_ui_update
+from sitewalk_shared.contracts.envelope import error_result, ok_result
+from sitewalk_shared.contracts.tools import READ_LOCAL_DRAFT, TOOL_CONTRACTS
+from sitewalk_shared.ui_spec.model import Spec
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
 READ_CALL = {"id": "call_a", "name": "read_local_draft", "args": {"inspection_id": "inspection-42"}}
@@ -360,8 +360,8 @@ def test_scenario_unknown_tool_measures_noise_first_then_reads_the_draft():
 def test_scenario_bad_ui_sends_a_second_screen_outside_the_catalog():
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from sitewalk.spec.validate import validate_spec
     from sitewalk_agent.demo.scripted_model import card_spec, plan_turn
+    from sitewalk_shared.ui_spec.validate import validate_spec
 
     human = HumanMessage("Start inspection inspection-51 script: bad-ui")
     spec = card_spec({"inspection_id": "inspection-51", "site": "Pier"})
@@ -383,7 +383,7 @@ def test_scenario_locate_asks_for_the_position_first_then_reads_the_draft():
     first = plan_turn([human])
     assert first.tool == "get_current_location"
     assert first.args == {"purpose": "Record where inspection inspection-21 is carried out.", "timeout_ms": 5}
-    from sitewalk.contracts.tools import GET_CURRENT_LOCATION
+    from sitewalk_shared.contracts.tools import GET_CURRENT_LOCATION
 
     GET_CURRENT_LOCATION.args.model_validate(first.args)
     assert plan_turn([HumanMessage("Start inspection inspection-21 script: locate")]).args["timeout_ms"] == 10_000
@@ -405,7 +405,7 @@ def test_scenario_locate_says_a_typed_position_was_typed_and_puts_it_on_the_card
     human = HumanMessage("Start inspection inspection-22 script: locate")
     typed = {"latitude": -33.8688, "longitude": 151.2093, "accuracy_m": None,
              "timestamp": "2026-12-02T10:00:00.000Z", "source": "manual"}
-    from sitewalk.contracts.tools import GET_CURRENT_LOCATION
+    from sitewalk_shared.contracts.tools import GET_CURRENT_LOCATION
 
     GET_CURRENT_LOCATION.result.model_validate(typed)
     found = ToolMessage(json.dumps(ok_result("get_current_location", "c1", typed)), tool_call_id="c1",
@@ -424,8 +424,8 @@ def test_scenario_locate_says_a_typed_position_was_typed_and_puts_it_on_the_card
 
 
 def test_scenario_photo_asks_for_a_photo_first_then_reads_the_draft():
-    from sitewalk.contracts.tools import ATTACH_PHOTO
     from sitewalk_agent.demo.scripted_model import plan_turn
+    from sitewalk_shared.contracts.tools import ATTACH_PHOTO
 
     human = HumanMessage("Start inspection inspection-31 script: photo")
     first = plan_turn([human])
@@ -460,9 +460,9 @@ def _draft_answer(cid):
 
 
 def test_scenario_patch_ui_writes_the_screen_inline_and_the_graph_keeps_it():
-    from sitewalk.spec.inline import split_inline
-    from sitewalk.spec.model import inline_spec_call_id
     from sitewalk_agent.demo.scripted_model import inspection_screen
+    from sitewalk_shared.ui_spec.inline import split_inline
+    from sitewalk_shared.ui_spec.model import inline_spec_call_id
 
     values, _ = asyncio.run(_drive(_draft_answer, "Start inspection inspection-42 script: patch-ui"))
     reply = next(m for m in reversed(values["messages"]) if isinstance(m, AIMessage) and "{" in m.content)

@@ -13,10 +13,10 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 from pydantic import BaseModel, ConfigDict
 
-from sitewalk.contracts.audit import HEAD_KEY, audit_namespace
 from sitewalk_agent.audit.context import actor, owner_of
 from sitewalk_agent.whoami import graph as whoami
 from sitewalk_agent.workorders import WorkOrders
+from sitewalk_shared.contracts.audit import HEAD_KEY, audit_namespace
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana Draft", "findings": ["crack"],
          "risk": "high"}

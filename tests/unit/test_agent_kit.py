@@ -17,8 +17,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ok_result
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 from sitewalk_agent import (
     UI_PROMPT,
     HeadlessToolsMiddleware,
@@ -27,6 +25,8 @@ from sitewalk_agent import (
     sitewalk_middleware,
 )
 from sitewalk_agent.demo import ScriptedInspectionModel
+from sitewalk_shared.contracts.envelope import ok_result
+from sitewalk_shared.contracts.tools import READ_LOCAL_DRAFT
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -160,9 +160,9 @@ def test_script_parallel_has_both_calls_pending_at_once_and_one_command_answers_
 
 
 def test_render_ui_and_inline_screens_are_recorded_by_one_function():
-    import sitewalk.spec.model as model
     import sitewalk_agent.inline_ui as inline_ui
     import sitewalk_agent.screens as screens
+    import sitewalk_shared.ui_spec.model as model
 
     assert screens.record_screen is model.record_screen and inline_ui.record_screen is model.record_screen
     agent = create_agent(ScriptedInspectionModel(), middleware=sitewalk_middleware())
@@ -191,7 +191,7 @@ def test_the_server_side_imports_nothing_of_the_browser_side(module):
         f"importlib.import_module({module!r})\n"
         "banned = ('jinja2', 'js', 'pyodide', 'sitewalk.ui', 'sitewalk.app', 'sitewalk.bridge')\n"
         "print(json.dumps(sorted(m for m in sys.modules if any(m == b or m.startswith(b + '.') for b in banned))))\n"
-        "print(json.dumps('sitewalk.spec' in sys.modules))\n"
+        "print(json.dumps('sitewalk_shared.ui_spec' in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     loaded, spec_loaded = out.stdout.strip().splitlines()

@@ -12,13 +12,13 @@ from contextlib import asynccontextmanager
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from sitewalk.contracts.audit import GENESIS, HEAD_KEY, record_hash, seal, verify_chain
-from sitewalk.contracts.canonical import args_hash, canonical_json
-from sitewalk.contracts.store import namespace_owner
 from sitewalk_agent.audit import store_lock as store_lock_module
 from sitewalk_agent.audit import trail as trail_module
 from sitewalk_agent.audit.store_lock import LEASE_SECONDS, AuditLockTimeout, lock_namespace
 from sitewalk_agent.audit.trail import AuditTrail, audit_namespace
+from sitewalk_shared.contracts.audit import GENESIS, HEAD_KEY, record_hash, seal, verify_chain
+from sitewalk_shared.contracts.canonical import args_hash, canonical_json
+from sitewalk_shared.contracts.store import namespace_owner
 
 
 def test_canonical_json_sorts_keys_drops_spaces_and_keeps_utf8():
@@ -221,7 +221,7 @@ def test_a_live_claim_held_for_every_attempt_fails_the_append_with_a_typed_error
 
 
 def test_the_committed_head_catches_a_cut_tail_and_a_resealed_chain():
-    from sitewalk.contracts.audit import check_committed, committed_head, later_head, seal
+    from sitewalk_shared.contracts.audit import check_committed, committed_head, later_head, seal
 
     chain, prev = [], "0" * 64
     for seq in (1, 2, 3):

@@ -18,8 +18,8 @@ from sessions_for_tests import client_on
 
 from sitewalk.audit_trail import HeadMismatch, head_mismatch, read_audit_trail
 from sitewalk.base.server_errors import Unauthorized
-from sitewalk.contracts.audit import GENESIS, HEAD_KEY, audit_namespace, committed_head, seal
 from sitewalk.ui.render import render_template
+from sitewalk_shared.contracts.audit import GENESIS, HEAD_KEY, audit_namespace, committed_head, seal
 
 THREAD = "t-audit"
 

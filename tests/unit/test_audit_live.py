@@ -19,11 +19,11 @@ from langgraph_sdk import get_client
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import AuditTrail, read_audit_trail
-from sitewalk.contracts.audit import verify_chain
-from sitewalk.contracts.envelope import ok_result
 from sitewalk.ui.render import render_template
 from sitewalk_agent.audit.cli import main as audit_main
 from sitewalk_agent.audit.trail import audit_namespace
+from sitewalk_shared.contracts.audit import verify_chain
+from sitewalk_shared.contracts.envelope import ok_result
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT = {"inspection_id": "inspection-77", "site": "Dock 3", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

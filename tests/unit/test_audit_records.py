@@ -130,9 +130,9 @@ def test_a_typed_position_is_recorded_as_typed_on_the_server_and_on_the_device()
 
     from langchain_core.messages import ToolMessage
 
-    from sitewalk.contracts.envelope import ok_result
     from sitewalk.headless.delivery import AuditLog
     from sitewalk_agent.audit.record import tool_outcome
+    from sitewalk_shared.contracts.envelope import ok_result
 
     typed = ok_result("get_current_location", "c1", {"latitude": 1.5, "longitude": 2.5, "accuracy_m": None,
                                                      "timestamp": "2026-12-02T10:00:00.000Z", "source": "manual"})

@@ -18,8 +18,6 @@ from langgraph.types import Command
 from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.base.device_errors import StorageError
-from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.contracts.tools import START_BLANK_DRAFT, TOOL_CONTRACTS, local_only_fields
 from sitewalk.headless import (
     HeadlessToolRegistry,
     draft_key,
@@ -29,6 +27,8 @@ from sitewalk.headless import (
 )
 from sitewalk_agent.demo.scripted_model import BLANK_NOTE, KEPT_CORRUPT, plan_turn
 from sitewalk_agent.graph import TOOL_SCHEMAS, build_graph
+from sitewalk_shared.contracts.envelope import error_result, ok_result
+from sitewalk_shared.contracts.tools import START_BLANK_DRAFT, TOOL_CONTRACTS, local_only_fields
 
 KEY = draft_key("inspection-42")
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust"], "risk": "high"}

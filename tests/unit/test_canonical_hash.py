@@ -1,4 +1,4 @@
-"""One canonical JSON and one sha256 for every hash both sides compare (`sitewalk.contracts.canonical`)."""
+"""One canonical JSON and one sha256 for every hash both sides compare (`sitewalk_shared.contracts.canonical`)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.memory import InMemoryStore
 from typing_extensions import TypedDict
 
-from sitewalk.contracts.canonical import args_hash, canonical_json, sha256_of
 from sitewalk.session.reviews import PendingReview
 from sitewalk_agent.audit import record_review_decision
 from sitewalk_agent.review import ReviewMiddleware
+from sitewalk_shared.contracts.canonical import args_hash, canonical_json, sha256_of
 
 
 def test_canonical_json_sorts_keys_drops_spaces_keeps_utf8_and_writes_none_as_null():

@@ -29,8 +29,8 @@ from sitewalk.agentserver import (
     pending_interrupts,
 )
 from sitewalk.agentserver.schema import Interrupt
-from sitewalk.contracts.envelope import error_result, ok_result
-from sitewalk.spec.validate import validate_spec
+from sitewalk_shared.contracts.envelope import error_result, ok_result
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 ASSISTANT = "inspection"
 DRAFT = {

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 import sitewalk_agent.headless as headless
-from sitewalk.contracts.envelope import ErrorCode
-from sitewalk.contracts.tools import TOOL_CONTRACTS
 from sitewalk_agent.ledger import OutcomeLedger
+from sitewalk_shared.contracts.envelope import ErrorCode
+from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
 CALL_ID = "call-1"
 CONTRACT = TOOL_CONTRACTS["read_local_draft"]

@@ -1,4 +1,4 @@
-from sitewalk.contracts import (
+from sitewalk_shared.contracts import (
     TOOL_CONTRACTS,
     ErrorCode,
     ReadLocalDraftArgs,
@@ -67,7 +67,7 @@ def test_recorded_streams_carry_todays_contract_digests():
     import re
     from pathlib import Path
 
-    from sitewalk.contracts.tools import TOOL_CONTRACTS
+    from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
     found = set()
     for path in (Path(__file__).parent / "fixtures").glob("calls_parallel_*.sse"):

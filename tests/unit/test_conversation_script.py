@@ -8,10 +8,10 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from sitewalk.contracts.envelope import ok_result
-from sitewalk.spec.inline import apply_inline_spec
 from sitewalk_agent import graph as G
 from sitewalk_agent.demo.scripted_model import FOLLOW_UP_DEFAULT, NO_SCREEN_YET, card_spec, plan_turn
+from sitewalk_shared.contracts.envelope import ok_result
+from sitewalk_shared.ui_spec.inline import apply_inline_spec
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "low"}
 SHOWN = [

@@ -5,10 +5,10 @@ import asyncio
 import pytest
 
 from sitewalk.base.device_errors import PositionError
-from sitewalk.contracts.tools import ATTACH_PHOTO, GET_CURRENT_LOCATION, TOOL_CONTRACTS
 from sitewalk.headless import HeadlessToolRegistry
 from sitewalk.headless.location import get_current_location, iso_from_epoch_ms
 from sitewalk.headless.photo import attach_photo
+from sitewalk_shared.contracts.tools import ATTACH_PHOTO, GET_CURRENT_LOCATION, TOOL_CONTRACTS
 
 FIX = {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 12.5, "timestamp": 1_764_670_000_000}
 SHA = "ab" * 32

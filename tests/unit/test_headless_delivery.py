@@ -10,10 +10,10 @@ from memory_storage import MemoryStore
 from test_session_live import RecordingView
 
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
-from sitewalk.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.delivery import AnswerBook, client_mismatch, mismatch_of, server_mismatches
 from sitewalk.session import Hooks, InspectionSession
+from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
 
 # The same tool as an older build of the client knew it: another description, so another digest.
 OLD_READ = dataclasses.replace(READ_LOCAL_DRAFT, description="Read the draft (v0).")

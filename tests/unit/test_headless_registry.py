@@ -4,13 +4,13 @@ import json
 import pytest
 from memory_storage import MemoryStore
 
-from sitewalk.contracts.tools import ReadLocalDraftResult
 from sitewalk.headless import (
     HeadlessToolRegistry,
     draft_key,
     headless_tool_call,
     read_local_draft,
 )
+from sitewalk_shared.contracts.tools import ReadLocalDraftResult
 
 
 def run(coro):

@@ -23,8 +23,9 @@ from import_graph import (
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_SRC = ROOT / "py_src"
-PACKAGES = ["sitewalk", "sitewalk_agent"]
-SPLIT = frozenset({"sitewalk"})  # its subpackages and top-level modules are the layer order's units
+PACKAGES = ["sitewalk_shared", "sitewalk", "sitewalk_agent"]
+# their subpackages and top-level modules are the layer order's units (sitewalk_agent is one)
+SPLIT = frozenset({"sitewalk", "sitewalk_shared"})
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -171,17 +172,34 @@ def test_the_layer_order_is_read_from_the_first_block_under_its_heading():
 
 def test_py_src_has_no_import_cycle():
     graph = import_graph(PY_SRC, PACKAGES)
-    assert "sitewalk.bridge.fetch" in graph and "sitewalk_agent.graph" in graph  # the graph saw both packages
+    assert {"sitewalk.bridge.fetch", "sitewalk_agent.graph", "sitewalk_shared.ui_spec.validate"} <= graph.keys()
     assert find_cycle(graph) is None
 
 
 def test_py_src_packages_keep_the_layer_order_of_the_architecture_doc():
     layers = read_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
-    assert layers[0] == ["sitewalk", "sitewalk.base"] and layers[1] == ["sitewalk.bridge"]
+    floor = next(index for index, layer in enumerate(layers) if "sitewalk.base" in layer)
+    # Under the browser's floor only the shared models, which the agent stands on too; the bridge above it.
+    assert {name for layer in layers[:floor] for name in layer} == {
+        "sitewalk_shared", "sitewalk_shared.errors", "sitewalk_shared.contracts", "sitewalk_shared.ui_spec"}
+    assert "sitewalk_agent" in layers[floor] and layers[floor + 1] == ["sitewalk.bridge"]
     assert layers[-1] == ["sitewalk.app"]
     graph = package_graph(import_graph(PY_SRC, PACKAGES), SPLIT)
-    assert {"sitewalk.bridge", "sitewalk.session", "sitewalk_agent"} <= graph.keys()
+    assert {"sitewalk.bridge", "sitewalk.session", "sitewalk_agent", "sitewalk_shared.contracts"} <= graph.keys()
     assert layer_violations(graph, layers) == []
+
+
+def test_the_shared_models_import_neither_side_and_the_agent_nothing_of_the_browser():
+    graph = package_graph(import_graph(PY_SRC, PACKAGES), SPLIT)
+    assert graph["sitewalk_shared.ui_spec"] == {"sitewalk_shared.contracts"}  # the graph sees shared imports
+    shared = {unit: targets for unit, targets in graph.items() if unit.startswith("sitewalk_shared")}
+    assert all(target.startswith("sitewalk_shared") for targets in shared.values() for target in targets)
+    assert graph["sitewalk_agent"] and all(target.startswith("sitewalk_shared") for target in graph["sitewalk_agent"])
+
+
+def test_of_sitewalk_the_bridge_imports_only_the_base():
+    graph = package_graph(import_graph(PY_SRC, PACKAGES), SPLIT)
+    assert {target for target in graph["sitewalk.bridge"] if target.startswith("sitewalk")} == {"sitewalk.base"}
 
 
 def test_only_the_bridge_imports_js_or_pyodide():

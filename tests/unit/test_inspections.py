@@ -22,9 +22,9 @@ from fake_agent_server import (
 from langchain_core.messages import HumanMessage
 from sessions_for_tests import client_on, session_on
 
-from sitewalk.contracts.envelope import ok_result
 from sitewalk.inspections import InspectionList
 from sitewalk.session.restore import transcript
+from sitewalk_shared.contracts.envelope import ok_result
 
 SEARCH = "/threads/search"
 CHECKPOINT: dict[str, Any] = {

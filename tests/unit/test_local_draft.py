@@ -7,13 +7,13 @@ import pytest
 from memory_storage import DictStorage, MemoryStore
 
 from sitewalk.base.device_errors import StorageError
-from sitewalk.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
 from sitewalk.headless import (
     HeadlessToolRegistry,
     draft_key,
     read_local_draft,
     save_local_draft,
 )
+from sitewalk_shared.contracts.tools import SAVE_LOCAL_DRAFT, TOOL_CONTRACTS
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 4", "inspector": "Ana", "findings": ["rust", "bolt"],
          "risk": "high"}

@@ -7,7 +7,6 @@ import math
 import pytest
 
 from sitewalk.base.device_errors import PositionError
-from sitewalk.contracts.tools import GET_CURRENT_LOCATION, GetCurrentLocationResult
 from sitewalk.headless import HeadlessToolRegistry
 from sitewalk.headless.location import DECLINE, TYPE, get_current_location, iso_from_epoch_ms
 from sitewalk.headless.manual_position import (
@@ -16,6 +15,7 @@ from sitewalk.headless.manual_position import (
     parse_manual_position,
     type_until_valid,
 )
+from sitewalk_shared.contracts.tools import GET_CURRENT_LOCATION, GetCurrentLocationResult
 
 NOW_MS = 1_764_670_000_000.0
 DENIED = PositionError(1, "User denied Geolocation")

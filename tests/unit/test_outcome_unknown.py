@@ -14,13 +14,13 @@ from graphs_for_tests import in_memory_graph
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import is_outcome_unknown
-from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import UNKNOWN, order_timeout_s
 from sitewalk_agent.workorders import WorkOrders
+from sitewalk_shared.contracts.envelope import is_outcome_unknown
+from sitewalk_shared.contracts.workorders import work_orders_namespace
 
 BOLT = REVIEW_SUBJECTS[0]
 LATENCY_MS = 600

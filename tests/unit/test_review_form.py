@@ -9,10 +9,10 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from sitewalk.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
-from sitewalk.contracts.tools import GetCurrentLocationArgs
 from sitewalk.review_form import check_args, form_fields, read_form
 from sitewalk.timeline import InvalidEdit
+from sitewalk_shared.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
+from sitewalk_shared.contracts.tools import GetCurrentLocationArgs
 
 ORDER = WorkOrderArgs.model_json_schema()
 LOCATION = GetCurrentLocationArgs.model_json_schema()

@@ -13,12 +13,12 @@ from graphs_for_tests import in_memory_graph
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 
-from sitewalk.contracts.canonical import args_hash
-from sitewalk.contracts.workorders import work_orders_namespace
 from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION
 from sitewalk_agent.workorders import WorkOrders
+from sitewalk_shared.contracts.canonical import args_hash
+from sitewalk_shared.contracts.workorders import work_orders_namespace
 
 
 @pytest.fixture(autouse=True)

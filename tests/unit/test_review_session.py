@@ -20,7 +20,6 @@ from fake_agent_server import (
 )
 from sessions_for_tests import no_wait, parts_on, resumes
 
-from sitewalk.contracts.envelope import unknown_outcome
 from sitewalk.session.parts import ThreadParts
 from sitewalk.session.reviews import (
     OUTCOME_UNKNOWN,
@@ -32,6 +31,7 @@ from sitewalk.session.reviews import (
     reconcile,
     reject,
 )
+from sitewalk_shared.contracts.envelope import unknown_outcome
 
 
 def review(iid: str, call: str, subject: str, digest: str) -> dict[str, Any]:

@@ -9,10 +9,16 @@ from memory_storage import MemoryStore
 from test_session_live import RecordingView
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT, ReadLocalDraftResult, local_only_fields, on_device, outbound
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.delivery import AuditLog
 from sitewalk.session import Hooks, InspectionSession
+from sitewalk_shared.contracts.tools import (
+    READ_LOCAL_DRAFT,
+    ReadLocalDraftResult,
+    local_only_fields,
+    on_device,
+    outbound,
+)
 
 SECRET = "Owner mentioned a dispute with the neighbour; do not share."
 

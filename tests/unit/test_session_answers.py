@@ -20,12 +20,12 @@ from fake_agent_server import (
 from memory_storage import MemoryStore
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.contracts.tools import READ_LOCAL_DRAFT
 from sitewalk.headless.delivery import AnswerBook, AuditLog
 from sitewalk.session.answers import HeadlessAnswers
 from sitewalk.session.calls import CallBoard
 from sitewalk.session.cancel import Cancellation
 from sitewalk.session.thread import Thread
+from sitewalk_shared.contracts.tools import READ_LOCAL_DRAFT
 
 
 def answers_for(registry: Any, *, fake: FakeTransport | None = None, cancellation: Cancellation | None = None,

@@ -13,13 +13,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import ok_result
-from sitewalk.contracts.questions import MAX_COUNT, InvalidAnswer, answer_text, parse_answer, question_of
 from sitewalk.session.questions import PendingQuestion, pending_questions, resume_value
 from sitewalk.session.refusals import Refused
 from sitewalk_agent.demo.scripted_model import plan_turn, walk_findings
 from sitewalk_agent.graph import build_graph
 from sitewalk_agent.site_walk import QUESTIONS, SITE_WALK, WALK_NODE, WALK_TOOL
+from sitewalk_shared.contracts.envelope import ok_result
+from sitewalk_shared.contracts.questions import MAX_COUNT, InvalidAnswer, answer_text, parse_answer, question_of
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
 OPEN = "Start inspection inspection-42\nscript: site-walk"

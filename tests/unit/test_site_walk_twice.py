@@ -11,9 +11,9 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 
 from sitewalk.calls.lifecycle import CallStatus
-from sitewalk.contracts.envelope import ErrorCode, ok_result, parse_result
 from sitewalk.session.calls import CallBoard
 from sitewalk_agent.site_walk import WALK_TOOL
+from sitewalk_shared.contracts.envelope import ErrorCode, ok_result, parse_result
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
 TWICE = "Start inspection inspection-42\nscript: site-walk-twice"

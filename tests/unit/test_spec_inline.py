@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sitewalk.spec.inline import InlineSplitter, apply_inline_spec, split_inline
-from sitewalk.spec.model import inline_spec_call_id, record_screen
+from sitewalk_shared.ui_spec.inline import InlineSplitter, apply_inline_spec, split_inline
+from sitewalk_shared.ui_spec.model import inline_spec_call_id, record_screen
 
 CARD = {"root": "card", "elements": {
     "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},

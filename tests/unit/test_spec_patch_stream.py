@@ -2,8 +2,8 @@
 
 import json
 
-from sitewalk.spec.patch_stream import PatchStream
 from sitewalk.ui.progressive import ProgressiveScreen
+from sitewalk_shared.ui_spec.patch_stream import PatchStream
 
 LINES = [
     {"op": "add", "path": "/root", "value": "card"},

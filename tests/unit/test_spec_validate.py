@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from sitewalk.spec.model import Spec, record_screen
-from sitewalk.spec.validate import IssueCode, validate_spec
+from sitewalk_shared.ui_spec.model import Spec, record_screen
+from sitewalk_shared.ui_spec.validate import IssueCode, validate_spec
 
 ELEMENTS: dict[str, Any] = {
     "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
     "risk": {"type": "RiskBadge", "props": {"level": "low"}}}
 CARD: dict[str, Any] = {"root": "card", "elements": ELEMENTS}
-SPEC_DIR = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk" / "spec"
+SPEC_DIR = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk_shared" / "ui_spec"
 
 
 @pytest.mark.parametrize("spec, code, element", [

@@ -14,11 +14,11 @@ from graphs_for_tests import in_memory_graph
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
 
-from sitewalk.contracts.envelope import is_outcome_unknown
-from sitewalk.contracts.tool_result import read_tool_result, tool_envelope
 from sitewalk.session.calls import CallBoard
 from sitewalk_agent.audit.record import tool_outcome
 from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
+from sitewalk_shared.contracts.envelope import is_outcome_unknown
+from sitewalk_shared.contracts.tool_result import read_tool_result, tool_envelope
 
 EDITED = {"subject": "Replace the east rail bolt", "priority": "urgent"}
 

@@ -2,8 +2,8 @@ import copy
 
 import pytest
 
-from sitewalk.spec.validate import MAX_DEPTH, MAX_ELEMENTS, validate_spec
 from sitewalk.ui.render import render_spec
+from sitewalk_shared.ui_spec.validate import MAX_DEPTH, MAX_ELEMENTS, validate_spec
 
 GOOD = {
     "root": "card",

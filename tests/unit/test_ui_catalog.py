@@ -2,10 +2,10 @@
 
 import pytest
 
-from sitewalk.contracts.catalog import ACCEPTS_CHILDREN, CATALOG, ActionName, catalog_json_schema
-from sitewalk.spec.validate import validate_spec
 from sitewalk.ui.render import REGISTRY, render_spec
 from sitewalk.ui.templating import TEMPLATES
+from sitewalk_shared.contracts.catalog import ACCEPTS_CHILDREN, CATALOG, ActionName, catalog_json_schema
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 SCREEN = {
     "root": "screen",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from json_render_peer import json_render_verdicts
 
-from sitewalk.spec.validate import validate_spec
+from sitewalk_shared.ui_spec.validate import validate_spec
 
 pytestmark = pytest.mark.xdist_group("ui-differential")  # one worker: the peer answers once
 

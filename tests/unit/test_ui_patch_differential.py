@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from json_render_peer import json_render_verdicts
 
-from sitewalk.spec.patch_stream import PatchStream
+from sitewalk_shared.ui_spec.patch_stream import PatchStream
 
 pytestmark = pytest.mark.xdist_group("ui-patch-differential")  # one worker: the peer answers once
 

@@ -2,10 +2,10 @@
 
 import json
 
-from sitewalk.spec.validate import Issue
 from sitewalk.ui.progressive import ProgressiveScreen, renderable, root_ready
 from sitewalk.ui.render import render_spec
 from sitewalk.ui.spec_stream import SpecStream
+from sitewalk_shared.ui_spec.validate import Issue
 
 OLD = {"root": "old", "elements": {"old": {"type": "Text", "props": {"text": "previous screen"}}}}
 NEW = {

@@ -15,8 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sitewalk_shared.contracts.field_actions import FIELD_ARGS
+
 from ..bridge import dom
-from ..contracts.field_actions import FIELD_ARGS
 from ..review_form import FormField, form_fields, read_form, schema_of
 from ..timeline import InvalidEdit
 from ..ui.templating import render_template

@@ -1,7 +1,7 @@
 """This device's headless tools (drafts in IndexedDB, the position, a photo's fingerprint), built at first use.
 
 The registry checks every call against the tools' pydantic contracts, so building it imports pydantic and
-`sitewalk.contracts`: at the phone profile (4x CPU) that is over a second the first screen does without.
+`sitewalk_shared.contracts`: at the phone profile (4x CPU) that is over a second the first screen does without.
 `DeviceTools.get()` builds it the first time an inspection starts or reopens, a draft is saved, or the
 developer details are opened, and names the tools there (`dev_meta.j2`) once it exists.
 """

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sitewalk_shared.contracts.questions import MAX_COUNT
+
 from ..bridge import dom
-from ..contracts.questions import MAX_COUNT
 from ..ui.templating import render_template
 from .regions import CardRegion, present_card
 

@@ -21,10 +21,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sitewalk_shared.ui_spec.validate import validate_spec
+
 from ..base.server_errors import StreamError, Unauthorized
 from ..base.trusted import TemplateHtml
 from ..bridge import dom
-from ..spec.validate import validate_spec
 from ..timeline import Append, Fold, Redraw, RestorePreview, Row, Step, TimelineError, TimelineShown, plan_draw
 from ..ui.render import render_spec, render_template
 from .timeline_edit import EDITS, nested_details_html, start_edit

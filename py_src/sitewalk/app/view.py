@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sitewalk_shared.ui_spec.validate import Issue
+
 from ..bridge import dom
-from ..spec.validate import Issue
 from ..timeline import TimelineShown
 from ..ui.templating import render_template
 from .renderer import KeyedRenderer

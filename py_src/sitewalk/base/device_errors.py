@@ -6,13 +6,15 @@ turns them into typed tool failures).
 
 from __future__ import annotations
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["PERMISSION_DENIED", "POSITION_UNAVAILABLE", "TIMEOUT", "PositionError", "StorageError"]
 
 # GeolocationPositionError codes
 PERMISSION_DENIED, POSITION_UNAVAILABLE, TIMEOUT = 1, 2, 3
 
 
-class PositionError(Exception):
+class PositionError(SitewalkError):
     """The platform could not give a position; `code` is the GeolocationPositionError code."""
 
     def __init__(self, code: int, message: str = ""):
@@ -21,5 +23,5 @@ class PositionError(Exception):
         self.message = message
 
 
-class StorageError(OSError):
+class StorageError(SitewalkError, OSError):
     """The device's store refused a request (quota, private mode, a blocked upgrade...)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = [
     "AgentServerError",
     "Conflict",
@@ -19,7 +21,7 @@ __all__ = [
 ]
 
 
-class AgentServerError(Exception):
+class AgentServerError(SitewalkError):
     """Base of every error the client raises."""
 
 

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 
 from markupsafe import Markup
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["POLICY_NAME", "PolicyGate", "TemplateHtml", "UntrustedHtml"]
 
 # The name the CSP's `trusted-types` directive allows (sitewalk_build/policy.py writes the same).
@@ -29,7 +31,7 @@ class TemplateHtml(Markup):
     __slots__ = ()
 
 
-class UntrustedHtml(TypeError):
+class UntrustedHtml(SitewalkError, TypeError):
     """HTML that is not the app's own template output was about to be written into the page."""
 
 

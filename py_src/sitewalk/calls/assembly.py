@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from sitewalk_shared.errors import SitewalkError
+
 from .lifecycle import CallLifecycle, CallStatus
 
 __all__ = ["AssembledCall", "AssemblyError", "CallAssembler", "CallKey", "CallUpdate", "Namespace", "StreamCursor"]
@@ -26,7 +28,7 @@ CallKey = tuple[Namespace, str]
 """(namespace, call id): the root graph's namespace is ()."""
 
 
-class AssemblyError(ValueError):
+class AssemblyError(SitewalkError, ValueError):
     """An event that cannot belong to the call it names (e.g. a fragment after the message ended)."""
 
 

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = [
     "CallStatus",
     "IllegalTransition",
@@ -89,7 +91,7 @@ LABELS: Mapping[CallStatus, str] = {
 """A human label per state; only `succeeded` reads as done."""
 
 
-class IllegalTransition(ValueError):
+class IllegalTransition(SitewalkError, ValueError):
     """A transition the lifecycle does not allow; names both ends."""
 
     def __init__(self, source: CallStatus, target: CallStatus, call_id: str | None = None) -> None:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from ..contracts.envelope import ErrorCode, error_result
-from ..contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
+from sitewalk_shared.contracts.envelope import ErrorCode, error_result
+from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
+
 from .local_draft import AsyncKeyValueStore
 from .registry import headless_tool_call
 

@@ -26,10 +26,9 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..base.device_errors import StorageError
-from ..contracts.canonical import sha256_of
-from ..contracts.envelope import ErrorCode
-from ..contracts.tools import (
+from sitewalk_shared.contracts.canonical import sha256_of
+from sitewalk_shared.contracts.envelope import ErrorCode
+from sitewalk_shared.contracts.tools import (
     ReadLocalDraftArgs,
     ReadLocalDraftResult,
     SaveLocalDraftArgs,
@@ -38,6 +37,8 @@ from ..contracts.tools import (
     StartBlankDraftResult,
     on_device,
 )
+
+from ..base.device_errors import StorageError
 from ..device_storage import KeyValueStore
 from .registry import ToolFailed
 

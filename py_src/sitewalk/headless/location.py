@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from sitewalk_shared.contracts.envelope import ErrorCode
+from sitewalk_shared.contracts.tools import GetCurrentLocationArgs
+
 from ..base.device_errors import PERMISSION_DENIED, POSITION_UNAVAILABLE, TIMEOUT, PositionError
-from ..contracts.envelope import ErrorCode
-from ..contracts.tools import GetCurrentLocationArgs
 from .manual_position import ManualPosition
 from .registry import ToolFailed
 

@@ -13,6 +13,8 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["InvalidPosition", "ManualPosition", "PositionIssue", "parse_manual_position", "type_until_valid"]
 
 LIMITS = {"latitude": 90.0, "longitude": 180.0}
@@ -34,7 +36,7 @@ class PositionIssue:
     message: str
 
 
-class InvalidPosition(ValueError):
+class InvalidPosition(SitewalkError, ValueError):
     """The typed text is not a position; `issues` names each field that is wrong and why."""
 
     def __init__(self, issues: list[PositionIssue]):
@@ -60,7 +62,7 @@ def parse_manual_position(latitude: str, longitude: str = "") -> ManualPosition:
     return ManualPosition(values["latitude"], values["longitude"])
 
 
-class _Bad(Exception):
+class _Bad(SitewalkError):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code, self.message = code, message

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ..contracts.envelope import ErrorCode
-from ..contracts.tools import AttachPhotoArgs, AttachPhotoResult
+from sitewalk_shared.contracts.envelope import ErrorCode
+from sitewalk_shared.contracts.tools import AttachPhotoArgs, AttachPhotoResult
+
 from .registry import ToolFailed
 
 __all__ = ["MAX_PHOTO_BYTES", "attach_photo"]

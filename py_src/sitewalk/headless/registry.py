@@ -16,8 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..contracts.envelope import ErrorCode, error_result, ok_result
-from ..contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+from sitewalk_shared.contracts.envelope import ErrorCode, error_result, ok_result
+from sitewalk_shared.contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
+from sitewalk_shared.errors import SitewalkError
+
 from .permissions import DevicePermissions
 
 ToolImplementation = Callable[[BaseModel], Awaitable[Any]]
@@ -26,7 +28,7 @@ MAX_RESULT_BYTES = 64 * 1024
 DEFAULT_TIMEOUT_S = 20.0
 
 
-class ToolFailed(Exception):
+class ToolFailed(SitewalkError):
     """Raised by an implementation to end its call with a typed error."""
 
     def __init__(self, code: ErrorCode | str, message: str, **detail: Any):

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sitewalk_shared.contracts.envelope import ErrorCode, error_result
+
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.schema import Interrupt
-from ..contracts.envelope import ErrorCode, error_result
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from ..headless.registry import HeadlessToolRegistry, headless_tool_call
 from ..streaming import CallState

@@ -28,10 +28,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sitewalk_shared.contracts.envelope import is_outcome_unknown
+from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, tool_envelope
+
 from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
-from ..contracts.envelope import is_outcome_unknown
-from ..contracts.tool_result import ToolResult, read_tool_result, tool_envelope
 from .view import View
 
 __all__ = ["CallBoard", "envelope_detail", "error_summary", "ran_detail"]

@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from sitewalk_shared.errors import SitewalkError
+
 from ..agentserver.client import AgentServerClient
 from ..base.server_errors import AgentServerError
 
@@ -14,7 +16,7 @@ __all__ = ["Cancellation", "Cancelled", "cancel_server_runs"]
 T = TypeVar("T")
 
 
-class Cancelled(Exception):
+class Cancelled(SitewalkError):
     """The work was ended by the inspector's Cancel (not by the page going away)."""
 
 

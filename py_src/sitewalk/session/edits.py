@@ -31,8 +31,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..contracts.questions import InvalidAnswer, parse_answer
-from ..contracts.tools import TOOL_CONTRACTS
+from sitewalk_shared.contracts.questions import InvalidAnswer, parse_answer
+from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
+
 from ..timeline import InvalidEdit, RestorePreview, UnknownCheckpoint, checkpoint_object, restore_preview
 from ..timeline.facts import StepFacts
 from ..timeline.typed_value import typed_object

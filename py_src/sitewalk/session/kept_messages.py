@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from sitewalk_shared.errors import SitewalkError
+
 from ..device_storage import KeyValueStore
 
 __all__ = ["KeptMessages", "Outgoing", "StoredOutboxCorrupt"]
@@ -25,7 +27,7 @@ class Outgoing:
     text: str
 
 
-class StoredOutboxCorrupt(ValueError):
+class StoredOutboxCorrupt(SitewalkError, ValueError):
     """A kept outbox (or one entry of it) that cannot be read back: reported, then dropped."""
 
     def __init__(self, key: str, detail: str) -> None:

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
+from sitewalk_shared.contracts.questions import InvalidAnswer, parse_answer, question_of
+
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import Unauthorized
-from ..contracts.questions import InvalidAnswer, parse_answer, question_of
 from .loop import RunLoop
 from .refusals import Refused
 from .thread import Thread

@@ -4,10 +4,12 @@ and, for an edit, the field at fault. Answers, review decisions and stuck-run ch
 
 from __future__ import annotations
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["Refused"]
 
 
-class Refused(ValueError):
+class Refused(SitewalkError, ValueError):
     def __init__(self, code: str, message: str, *, interrupt_id: str | None = None, field: str | None = None) -> None:
         super().__init__(f"{code}: {field + ': ' if field else ''}{message}")
         self.code, self.message, self.interrupt_id, self.field = code, message, interrupt_id, field

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitewalk_shared.ui_spec.inline import split_inline
+
 from ..agentserver.client import pending_interrupts
 from ..agentserver.schema import Interrupt, ThreadState
-from ..spec.inline import split_inline
 from ..streaming import CallState
 from .conversation import show_user_text
 from .stream import RunStream

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contracts.field_actions import FIELD_ARGS
+from sitewalk_shared.contracts.field_actions import FIELD_ARGS
+
 from ..review_form import check_args, form_fields, read_form, schema_of
 from ..timeline.errors import InvalidEdit
 from ..timeline.typed_value import typed_object

@@ -36,10 +36,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
+from sitewalk_shared.contracts.envelope import is_outcome_unknown
+
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
 from ..calls.lifecycle import CallStatus
-from ..contracts.envelope import is_outcome_unknown
 from .loop import RunLoop
 from .refusals import Refused
 from .thread import Thread

@@ -25,9 +25,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from sitewalk_shared.contracts.workorders import work_orders_namespace
+
 from ..agentserver.schema import RunStatus, ThreadState
 from ..base.server_errors import AgentServerError, HTTPStatusError
-from ..contracts.workorders import work_orders_namespace
 from ..timeline import (
     ReplayDeclined,
     RestorePreview,

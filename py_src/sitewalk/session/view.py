@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..spec.validate import Issue
+from sitewalk_shared.ui_spec.validate import Issue
+
 from ..timeline import TimelineShown
 
 __all__ = ["View"]

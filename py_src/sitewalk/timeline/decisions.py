@@ -9,7 +9,7 @@ The fork is made at that parent, the *review step* (`session.decision_edits` say
   decided and the work order it filed.
 - `decide` turns the inspector's choice into a decision, or refuses it (`InvalidEdit`): a type the
   interrupt does not allow, edited arguments that are not a JSON object or do not fit the tool's contract
-  (`sitewalk.contracts.field_actions`, the models the server's tools are built from).
+  (`sitewalk_shared.contracts.field_actions`, the models the server's tools are built from).
 - `effects` says, for every reviewed call of the step, what the new branch does with it: the changed call
   reaches the order already filed (same business key: the original comes back), files a new one (another
   key), or files nothing (rejected; the order filed on the old branch is not undone); the others are asked
@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..contracts.field_actions import FIELD_ARGS, reviewed_order_key, reviewed_substance
-from ..contracts.tool_result import read_tool_result, tool_envelope
+from sitewalk_shared.contracts.field_actions import FIELD_ARGS, reviewed_order_key, reviewed_substance
+from sitewalk_shared.contracts.tool_result import read_tool_result, tool_envelope
+
 from .errors import InvalidEdit
 from .facts import decision_of
 from .typed_value import typed_object

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["HistoryPageFailed", "HistoryNeedsSignIn", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined",
            "RunActive", "SIGN_IN_TO_LOAD", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
 
 SIGN_IN_TO_LOAD = "sign in to load more: the timeline keeps the steps it has"
 
 
-class TimelineError(ValueError):
+class TimelineError(SitewalkError, ValueError):
     """Base of every refused time-travel request."""
 
     code = "timeline_error"

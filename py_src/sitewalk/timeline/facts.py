@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..contracts.tool_result import EDIT_NOTICE_START, tool_envelope
+from sitewalk_shared.contracts.tool_result import EDIT_NOTICE_START, tool_envelope
 
 __all__ = ["Answer", "Interruption", "LastMessage", "StepFacts", "checkpoint_id", "decision_of", "facts_of",
            "stable_namespace"]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..contracts.tools import TOOL_CONTRACTS
+from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
+
 from .facts import Interruption, LastMessage, StepFacts
 
 __all__ = ["StepName", "name_step"]

@@ -7,7 +7,7 @@ server files an action under its business key (`work-order:inspection-42:risk-1:
 that carries one returns the original when the replay or fork reaches it again.
 
 `check_actions` checks each work order against the ticket system's real record, which the agent
-mirrors into the Store (`sitewalk.contracts.workorders`): "already created: WO-… — a replay returns
+mirrors into the Store (`sitewalk_shared.contracts.workorders`): "already created: WO-… — a replay returns
 it" when the record is there, "new" when it is not. An action it could not check keeps what the
 checkpoint says (`checked` False).
 """
@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+
+from sitewalk_shared.errors import SitewalkError
 
 from ..base.server_errors import AgentServerError
 from .errors import UnknownCheckpoint
@@ -29,7 +31,7 @@ LookupOrder = Callable[[str], Awaitable[Mapping[str, Any] | None]]
 """A work order's business key -> its record (id, status, ...), or None when the ticket system has none."""
 
 
-class RecordsUnreadable(LookupError):
+class RecordsUnreadable(SitewalkError, LookupError):
     """The records cannot be seen from here (e.g. a server whose store API scopes namespaces per user)."""
 
 

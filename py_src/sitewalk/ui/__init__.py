@@ -1,6 +1,6 @@
 """Generative UI in the browser: render validated specs with trusted templates.
 
-The spec itself (model, validation, patch streams, inline screens) lives in `sitewalk.spec`,
+The spec itself (model, validation, patch streams, inline screens) lives in `sitewalk_shared.ui_spec`,
 shared with the agent server. Modules here, one concern each (none touches `js`): templating (the
 jinja2 environment, the app's own templates), render (the catalog's registry, `render_spec`),
 partial_json (incremental parser of streamed arguments), spec_stream (which elements arrived),

@@ -16,8 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..contracts.catalog import catalog_json_schema
-from ..spec.validate import validate_spec
+from sitewalk_shared.contracts.catalog import catalog_json_schema
+from sitewalk_shared.ui_spec.validate import validate_spec
+
 from .render import render_spec
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.model import INLINE_SPEC, RENDER_UI_TOOL
+from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL
 
 __all__ = ["CurrentSpec", "SPEC_SOURCES", "SpecCandidate", "pick_current"]
 

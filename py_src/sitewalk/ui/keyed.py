@@ -19,8 +19,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from sitewalk_shared.contracts.catalog import CATALOG
+
 from ..base.trusted import TemplateHtml
-from ..contracts.catalog import CATALOG
 from .render import REGISTRY, render_template
 
 __all__ = ["Plan", "SLOT_TAG", "plan_update", "shallow_html", "slot_html"]

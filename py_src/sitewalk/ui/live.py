@@ -21,8 +21,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ..spec.patch_stream import PatchStream
-from ..spec.validate import Issue
+from sitewalk_shared.ui_spec.patch_stream import PatchStream
+from sitewalk_shared.ui_spec.validate import Issue
+
 from .current import CurrentSpec, SpecCandidate
 from .partial_json import PartialJsonError
 from .progressive import ProgressiveScreen

@@ -33,6 +33,8 @@ import json
 import re
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 from .deferred_json import DeferredContainer
 
 __all__ = ["Path", "PartialJsonError", "PartialJsonParser"]
@@ -79,7 +81,7 @@ _VALUE, _KEY_OR_END, _KEY, _COLON, _COMMA_OR_END, _VALUE_OR_END = range(6)
 _MEMBER_STATES = (_KEY_OR_END, _KEY, _COMMA_OR_END)  # where an object may take a whole member
 
 
-class PartialJsonError(ValueError):
+class PartialJsonError(SitewalkError, ValueError):
     """The stream is not JSON; `position` is the offset in the whole stream."""
 
     def __init__(self, message: str, position: int):

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..contracts.catalog import ACCEPTS_CHILDREN, CATALOG
-from ..spec.validate import MAX_DEPTH, Issue, validate_spec
+from sitewalk_shared.contracts.catalog import ACCEPTS_CHILDREN, CATALOG
+from sitewalk_shared.ui_spec.validate import MAX_DEPTH, Issue, validate_spec
 
 __all__ = ["ElementChecks", "ProgressiveScreen", "renderable", "root_ready"]
 

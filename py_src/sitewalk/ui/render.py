@@ -12,8 +12,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from sitewalk_shared.contracts.catalog import CATALOG
+
 from ..base.trusted import TemplateHtml
-from ..contracts.catalog import CATALOG
 from .templating import ENV as _env
 from .templating import render_template
 

@@ -26,15 +26,23 @@ from typing import Any
 import httpx
 from langgraph_sdk import get_client
 
-from sitewalk.contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, check_committed, later_head, verify_chain
 from sitewalk_agent.audit.trail import audit_namespace
+from sitewalk_shared.contracts.audit import (
+    HEAD_KEY,
+    STATE_HEAD,
+    ChainProblem,
+    check_committed,
+    later_head,
+    verify_chain,
+)
+from sitewalk_shared.errors import SitewalkError
 
 __all__ = ["main", "read_committed_head", "read_trail"]
 
 PAGE = 100
 
 
-class TrailUnreadable(Exception):
+class TrailUnreadable(SitewalkError):
     """The store API did not answer with the trail (unreachable, refused, malformed)."""
 
 

@@ -10,8 +10,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from sitewalk.contracts.store import ANONYMOUS
 from sitewalk_agent.upstream import interrupt_id, step_checkpoint_id
+from sitewalk_shared.contracts.store import ANONYMOUS
 
 __all__ = ["actor", "interrupt_id_for", "now", "owner_of", "run_context"]
 

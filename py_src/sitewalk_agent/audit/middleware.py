@@ -20,15 +20,15 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from sitewalk.contracts.audit import STATE_HEAD, committed_head, later_head
 from sitewalk_agent.audit.record import record_tool_call
+from sitewalk_shared.contracts.audit import STATE_HEAD, committed_head, later_head
 
 __all__ = ["AuditMiddleware", "AuditState", "with_head"]
 
 
 class AuditState(AgentState):
     audit_head: NotRequired[Annotated[dict[str, Any] | None, later_head]]
-    """The audit chain's head {seq, hash} as of this checkpoint (`sitewalk.contracts.audit.STATE_HEAD`)."""
+    """The audit chain's head {seq, hash} as of this checkpoint (`sitewalk_shared.contracts.audit.STATE_HEAD`)."""
 
 
 def with_head(result: ToolMessage | Command, record: dict[str, Any] | None) -> ToolMessage | Command:

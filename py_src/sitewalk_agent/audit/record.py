@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitewalk.contracts.canonical import args_hash
-from sitewalk.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
-from sitewalk.contracts.tool_result import tool_envelope
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
+from sitewalk_shared.contracts.canonical import args_hash
+from sitewalk_shared.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
+from sitewalk_shared.contracts.tool_result import tool_envelope
 
 __all__ = ["FIELDS", "MAX_FIELD", "append", "record_review_decision", "record_tool_call", "record_ui_action",
            "record_reconciliation", "record_site_walk", "tool_outcome"]

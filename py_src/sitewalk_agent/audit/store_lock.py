@@ -31,6 +31,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["LEASE_SECONDS", "MAX_ATTEMPTS", "AuditLockTimeout", "lock_namespace", "store_lock"]
 
 LOCK_LABEL = "audit_locks"
@@ -39,7 +41,7 @@ MAX_ATTEMPTS = 60
 _JITTER_S = 0.005
 
 
-class AuditLockTimeout(RuntimeError):
+class AuditLockTimeout(SitewalkError, RuntimeError):
     """Another writer held the thread's audit lock for every attempt."""
 
 

@@ -1,8 +1,8 @@
 """A thread's audit trail in the Agent Server's Store: append sealed records, one writer at a time.
 
 Namespace: `("users", <identity>, "sitewalk", "audit", <thread_id>)`, `anonymous` without sign-in
-(`sitewalk.contracts.store`: where both servers' store APIs let the thread's owner read it). Keys:
-`<seq:08d>-<hash12>` (see `sitewalk.contracts.audit`), plus `head` = {seq, hash, key} of the last record.
+(`sitewalk_shared.contracts.store`: where both servers' store APIs let the thread's owner read it). Keys:
+`<seq:08d>-<hash12>` (see `sitewalk_shared.contracts.audit`), plus `head` = {seq, hash, key} of the last record.
 
 Appends are compare-and-set safe across processes. Parallel tool calls of one AI message run at
 once in one process: an asyncio lock per (event loop, thread) serializes them cheaply. Several
@@ -22,8 +22,8 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from sitewalk.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespace, seal
 from sitewalk_agent.audit.store_lock import store_lock
+from sitewalk_shared.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespace, seal
 
 __all__ = ["NAMESPACE", "AuditTrail", "audit_namespace"]
 

@@ -17,6 +17,7 @@ from langgraph.types import Command
 
 from sitewalk_agent.demo.scripted_model import orders_latency_of, pace_of, scenario_of
 from sitewalk_agent.workorders import simulated_latency
+from sitewalk_shared.errors import SitewalkError
 
 __all__ = ["FAILURE_MESSAGE", "ScriptedFaultsMiddleware", "ScriptedModelFailure", "ScriptedPacingMiddleware"]
 
@@ -43,7 +44,7 @@ class ScriptedPacingMiddleware(AgentMiddleware):
         return await handler(request)
 
 
-class ScriptedModelFailure(RuntimeError):
+class ScriptedModelFailure(SitewalkError, RuntimeError):
     """The model provider failing on purpose (`script: fail`): the run ends in error."""
 
 

@@ -87,11 +87,11 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from sitewalk.contracts.envelope import is_outcome_unknown
-from sitewalk.contracts.tool_result import ToolResult, read_tool_result, tool_envelope
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import is_refusal
 from sitewalk_agent.outcomes import NOTE_TITLE
+from sitewalk_shared.contracts.envelope import is_outcome_unknown
+from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, tool_envelope
 
 __all__ = ["ScriptedInspectionModel", "Turn", "fragment", "new_id", "plan_turn"]
 
@@ -310,7 +310,7 @@ def risk_edit(level: str, broken: bool = False) -> list[dict[str, Any]]:
 
 
 def inline_text(sentence: str, ops: Sequence[dict[str, Any]]) -> str:
-    """A reply that says `sentence`, then writes `ops` one a line (see sitewalk.spec.inline)."""
+    """A reply that says `sentence`, then writes `ops` one a line (see sitewalk_shared.ui_spec.inline)."""
     return sentence + "\n" + "".join(json.dumps(op, ensure_ascii=False, separators=(",", ":")) + "\n" for op in ops)
 
 

@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sitewalk_shared.errors import SitewalkError
+
 __all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "latency_s", "simulated_latency"]
 
 ENV = "SITEWALK_WORKORDERS_DB"
@@ -59,7 +61,7 @@ _COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpo
 _ADDED = {"priority": "TEXT"}  # columns newer than some databases on disk: added on first use
 
 
-class WorkOrderError(ValueError):
+class WorkOrderError(SitewalkError, ValueError):
     """A request the ticket system refuses (bad key, unknown order)."""
 
 

@@ -1,6 +1,6 @@
 """The business idempotency key of a work order: from the substance of the screen a ConfirmButton was
 confirmed on, or from the arguments of a reviewed `create_work_order` call (that rule lives in
-`sitewalk.contracts.field_actions`, shared with the browser, and is re-exported here).
+`sitewalk_shared.contracts.field_actions`, shared with the browser, and is re-exported here).
 
 See the package docstring for the rule. Pure: no I/O.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitewalk.contracts.canonical import sha256_of
-from sitewalk.contracts.field_actions import reviewed_order_key, reviewed_substance
+from sitewalk_shared.contracts.canonical import sha256_of
+from sitewalk_shared.contracts.field_actions import reviewed_order_key, reviewed_substance
 
 __all__ = ["reviewed_order_key", "reviewed_substance", "substance_of", "work_order_key"]
 

@@ -13,7 +13,7 @@ _PY_SRC = str(Path(__file__).resolve().parents[3] / "py_src")
 if _PY_SRC not in sys.path:
     sys.path.insert(0, _PY_SRC)
 
-from sitewalk.contracts import tools as _tools  # noqa: E402
+from sitewalk_shared.contracts import tools as _tools  # noqa: E402
 
 _tools.TOOL_CONTRACTS["read_local_draft"] = dataclasses.replace(
     _tools.READ_LOCAL_DRAFT, description=_tools.READ_LOCAL_DRAFT.description + " (v2: also returns attachments.)")

@@ -2,7 +2,7 @@
 
 Each issue has a machine code (`IssueCode`), the element id it concerns and a short repair text
 that can be handed back to the model. This is the one place that decides whether a spec is
-valid: a spec without issues also fits the structural model (`sitewalk.spec.model.Spec`).
+valid: a spec without issues also fits the structural model (`sitewalk_shared.ui_spec.model.Spec`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ IssueCode = Literal[
     "cycle",  # an element that is its own ancestor
     "orphan",  # an element the root does not reach
     "too_deep",  # nesting deeper than MAX_DEPTH
-    "invalid_patch",  # a JSON-patch line that could not be applied (sitewalk.spec.patch_stream)
+    "invalid_patch",  # a JSON-patch line that could not be applied (sitewalk_shared.ui_spec.patch_stream)
 ]
 
 

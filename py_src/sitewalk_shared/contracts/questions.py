@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import SitewalkError
+
 __all__ = ["MAX_COUNT", "QUESTION_TYPE", "AnswerKind", "InvalidAnswer", "Question", "QuestionRequest",
            "answer_text", "parse_answer", "question_of"]
 
@@ -49,7 +51,7 @@ class QuestionRequest(BaseModel):
                    inspection_id=inspection_id, error=error)
 
 
-class InvalidAnswer(ValueError):
+class InvalidAnswer(SitewalkError, ValueError):
     """An answer that does not fit its question (`code` for machines, the message for people)."""
 
     code = "invalid_answer"

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 RENDER_UI_TOOL = "render_ui"
-# A screen written as JSON-patch lines in the agent's text (see sitewalk.spec.inline) has no
+# A screen written as JSON-patch lines in the agent's text (see sitewalk_shared.ui_spec.inline) has no
 # tool call; it is named after its message, under this pseudo tool name.
 INLINE_SPEC = "inline_spec"
 
@@ -37,7 +37,7 @@ class SpecIdentity(BaseModel):
 
 
 class Spec(BaseModel):
-    """Structure only; `sitewalk.spec.validate` checks it against the catalog."""
+    """Structure only; `sitewalk_shared.ui_spec.validate` checks it against the catalog."""
 
     model_config = ConfigDict(extra="forbid")
     root: str
@@ -58,7 +58,7 @@ def record_screen(spec: dict[str, Any], on_record: dict[str, Any] | None, *, mes
 
     The one place a screen gets its identity, for `render_ui` calls and inline screens alike: the
     revision is one more than the screen on record's. `spec` must be valid (no issues from
-    `sitewalk.spec.validate.validate_spec`); elements get their defaults (props {}, children []).
+    `sitewalk_shared.ui_spec.validate.validate_spec`); elements get their defaults (props {}, children []).
     """
     revision = int(((on_record or {}).get("identity") or {}).get("revision", 0)) + 1
     shape = Spec.model_validate({"root": spec.get("root"), "elements": spec.get("elements")}).model_dump(mode="json")

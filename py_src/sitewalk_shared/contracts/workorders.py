@@ -5,7 +5,7 @@ read it. Each time the agent files, finds or closes an order, it writes the orde
 into the Agent Server's Store:
 
     namespace ("users", <owner>, "sitewalk", "work_orders")  (the owner: the signed-in identity or
-              `anonymous`; `sitewalk.contracts.store`: the layout both servers' store APIs keep as it is)
+              `anonymous`; `sitewalk_shared.contracts.store`: the layout both servers' store APIs keep as it is)
     key       the order's business idempotency key, e.g. work-order:inspection-42:risk-1:none:1a2b3c4d5e6f
     value     {key, id, status, subject, inspection_id, thread_id, checkpoint_id, created_at, closed_at}
 

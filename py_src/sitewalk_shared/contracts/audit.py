@@ -5,10 +5,10 @@ Pure functions over plain dicts, so they run anywhere (the agent, the CLI, the a
 tests) without a store. The agent appends (`sitewalk_agent.audit`); the app reads and checks.
 
 Namespace: `("users", <owner>, "sitewalk", "audit", <thread_id>)`, the owner being the signed-in
-identity or `anonymous` (`sitewalk.contracts.store`: the one layout both servers' store APIs keep as
+identity or `anonymous` (`sitewalk_shared.contracts.store`: the one layout both servers' store APIs keep as
 it is, and the only one `sitewalk_agent.auth` serves to the owner).
 
-Why nothing here is hand-rolled beyond the chaining: every hash is `sitewalk.contracts.canonical.sha256_of`,
+Why nothing here is hand-rolled beyond the chaining: every hash is `sitewalk_shared.contracts.canonical.sha256_of`,
 sha256 over `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` encoded as
 UTF-8 — the same canonical form anyone can rebuild with any JSON library. The only thing this
 module adds is the link: each record names the hash of the one before it (`prev_hash`; the first
