@@ -9,6 +9,7 @@ import json
 
 import pytest
 from memory_storage import MemoryStore
+from walk_doubles import Cards, View, soon
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import read_audit_trail
@@ -21,29 +22,6 @@ DRAFT = {"inspection_id": "inspection-78", "site": "Pier 3", "inspector": "Ana O
          "risk": "high"}
 
 
-class Cards:
-    def __init__(self):
-        self.pending, self.refused = [], []
-
-    def questions(self, pending):
-        self.pending = pending
-
-    def question_refused(self, interrupt_id, code, message):
-        self.refused.append((interrupt_id, code))
-
-
-class View:
-    def timeline(self, shown):
-        self.shown = shown
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
-async def _quick(attempt):
-    await asyncio.sleep(0.05)
-
-
 def _walk(agent_server, then):
     async def go():
         registry = HeadlessToolRegistry()
@@ -51,7 +29,7 @@ def _walk(agent_server, then):
         registry.register("read_local_draft", read_local_draft(drafts))
         cards, view = Cards(), View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick, question_cards=cards))
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
             await session.start("inspection-78", note="script: site-walk")
             return await then(session, client, cards, view)
 
@@ -170,7 +148,7 @@ def test_asking_again_between_the_questions_leaves_the_page_as_a_reopen_shows_it
                                                                            json.dumps(DRAFT)})))
         cards, view = Cards(), PageView()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick, question_cards=cards))
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
             await session.start("inspection-78", note="script: site-walk")
             await _answer_both(session, cards)
             between = next(n for s in view.checkpoints.steps for n in s.nested if n.name.title.endswith("— yes"))

@@ -14,6 +14,7 @@ import asyncio
 import json
 
 from memory_storage import MemoryStore
+from walk_doubles import Cards, View, soon
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
@@ -72,28 +73,6 @@ def test_a_graph_checkpoint_of_a_run_from_the_walks_checkpoint_is_read_at_its_id
     assert read["metadata"] and read["created_at"] == head["created_at"]
 
 
-class _Cards:
-    pending: list = []
-
-    def questions(self, pending):
-        self.pending = pending
-
-    def question_refused(self, interrupt_id, code, message):
-        raise AssertionError(f"refused: {code} {message}")
-
-
-class _View:
-    def timeline(self, shown):
-        self.shown = shown
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
-async def _quick(attempt):
-    await asyncio.sleep(0.05)
-
-
 def test_an_answer_asked_again_is_changed_at_its_step_and_the_card_shows_the_change(agent_server):
     """The app's flow: ask again between the questions, answer 7, change that answer to 12 (the redraw
     reads the graph checkpoint the asked-again run made)."""
@@ -102,9 +81,9 @@ def test_an_answer_asked_again_is_changed_at_its_step_and_the_card_shows_the_cha
         registry = HeadlessToolRegistry()
         registry.register("read_local_draft", read_local_draft(MemoryStore({draft_key("inspection-79"):
                                                                            json.dumps(DRAFT)})))
-        cards, view = _Cards(), _View()
+        cards, view = Cards(), View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick, question_cards=cards))
+            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
             await session.start("inspection-79", note="script: site-walk")
             for value in ("yes", 3):
                 await session.show_questions()
@@ -116,6 +95,7 @@ def test_an_answer_asked_again_is_changed_at_its_step_and_the_card_shows_the_cha
             seven = next(n for s in view.shown.steps for n in s.nested if n.name.title.endswith("— 7"))
             await edits.change_answer(seven.id, 12)
             state = await client.threads.get_state(session.thread_id)
+            assert cards.refused == []
             return state["values"]["ui_spec"]["elements"]["card"]["props"]["findings"], cards.pending
 
     findings, asked = asyncio.run(go())
