@@ -38,6 +38,11 @@ as subprocesses). ``bench`` needs playwright.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+# The build checks the run limits it writes with the app's own rule (the pure `sitewalk.base.seconds`), so
+# py_src is importable here even when build.py runs outside the project's venv.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "py_src"))
 
 from sitewalk_build.agent_server import AgentServer, agent_server_env, free_port, start_agent_server
 from sitewalk_build.assemble import STAGES, build, ensure_built

@@ -69,3 +69,14 @@ def test_a_value_the_app_would_refuse_is_a_usage_error_and_nothing_is_written(tm
     assert f"argument {option}: {option} is {value!r}: it must be a number of seconds from 1 to 3600" \
         in capsys.readouterr().err
     assert not dist.exists()  # nothing built, nothing written
+
+
+def test_build_py_runs_outside_the_projects_venv():
+    """build.py checks the limits with the app's rule from py_src: it must find it without the venv's .pth
+    (`-S`: no site-packages at all), as `python3 build.py build` on a bare machine does."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-S", str(ROOT / "build.py"), "build", "--help"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "--stuck-seconds" in done.stdout
