@@ -6,7 +6,8 @@ them is the pure packages' archive, ``site``), wheels to unpack, and root packag
 Pyodide's own Python side (which the boot calls into: loading packages, the event loop). Every
 module of every root is imported. Then every ``import`` statement in the source of every module
 loaded from outside the stdlib (the roots, and the dependencies they reached: pydantic, jinja2...)
-is imported too, transitively, also inside functions (which run only later), and so is every codec
+is imported too, transitively, also inside functions (which run only later; not under
+``if TYPE_CHECKING:``, which never runs), and so is every codec
 those sources name (``.decode("unicode-escape")``, ``encoding="latin-1"``): the codec registry
 imports ``encodings.<name>`` only when the codec is first used. The stdlib modules then in
 ``sys.modules`` are the stdlib's boot archive, the modules loaded from ``site`` the pure packages'
@@ -32,6 +33,7 @@ import pkgutil
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 
 STDLIB = os.path.dirname(os.__file__)  # /lib/python314.zip in Pyodide
 
@@ -70,10 +72,29 @@ def _tree(name: str) -> ast.AST | None:
         return None
 
 
+def _run_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of the source but those under ``if TYPE_CHECKING:``, which only type checkers read
+    (pydantic's ``__init__`` imports every submodule there; at run time it imports them on demand)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module's name for it)."""
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"
+
+
 def _codecs_named(tree: ast.AST) -> set[str]:
     """String constants a source passes as a codec: ``x.decode("name")``, ``encoding="name"``."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _run_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -95,7 +116,7 @@ def _imported_names(tree: ast.AST, package: str) -> set[str]:
     """Absolute module names a source imports anywhere (functions included); ``package`` resolves the
     relative ones (``from ._internal import _fields`` in pydantic)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _run_nodes(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
