@@ -150,7 +150,7 @@ def pack_wheels(site: Site) -> None:
     site.installed.append((site.app, site.app_wheel))
     site_src = site.scratch / SITE_ARCHIVE
     build_site_archives(site.zipped, site_src, wheels_dir / SITE_METADATA)
-    keep = site.bundle.get("keep_source", [site.app["name"]])
+    keep = site.bundle.get("keep_source", [])
     for spec, path in site.installed:
         site.ship(path, wheels_dir / path.name, site.site_packages, spec["name"] in keep)
     site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path)

@@ -3,9 +3,10 @@
 Neither the core's python_stdlib.zip nor PyPI's pure wheels carry bytecode, and Pyodide's file
 system is fresh at every boot, so every import compiles source, cold and warm. The build compiles
 them once, with the very Python of the bundle (Pyodide running in node: pyc_driver.mjs runs
-pyc_compiler.py), to unchecked-hash .pyc files: third-party code and the stdlib become .pyc-only
-(as upstream Pyodide ships its own packages); the project's own wheel keeps its sources
-(tracebacks) with the .pyc in __pycache__. Inputs are verified before this step; the lock records
+pyc_compiler.py), to unchecked-hash .pyc files: every archive becomes .pyc-only, as upstream
+Pyodide ships its own packages (the app's own too: a traceback names file and line from the .pyc,
+without the source line; a package named in the bundle's keep_source keeps its sources beside
+the .pyc in __pycache__). Inputs are verified before this step; the lock records
 the sha256 of the compiled files. Results are cached by input hash. Without node the build ships
 sources (slower boot) and warns.
 """

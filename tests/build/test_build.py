@@ -98,11 +98,13 @@ def test_pinned_downloads_are_verified():
 def test_app_wheel_is_the_browser_package_and_the_shared_models_with_their_data(dist):
     whl = dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl"
     names = zipfile.ZipFile(whl).namelist()
-    assert "sitewalk/__init__.py" in names
+    assert "sitewalk/__init__.pyc" in names
     shared = [p.relative_to(ROOT / "py_src").as_posix() for p in (ROOT / "py_src" / "sitewalk_shared").rglob("*.py")]
     assert "sitewalk_shared/contracts/tools.py" in shared and "sitewalk_shared/ui_spec/model.py" in shared
-    for name in shared:  # every module the browser shares with the agent
-        assert name in names, name
+    for name in shared:  # every module the browser shares with the agent, as bytecode in its source's place
+        assert name + "c" in names, name
+    # Bytecode only: a traceback keeps file and line (tests/e2e/test_boot_imports.py), not the source line.
+    assert [n for n in names if n.endswith(".py") or "__pycache__" in n] == []
     assert {n.split("/", 1)[0] for n in names} == {"sitewalk", "sitewalk_shared", "sitewalk-0.1.0.dist-info"}
     assert zipfile.ZipFile(whl).read("sitewalk-0.1.0.dist-info/top_level.txt") == b"sitewalk\nsitewalk_shared\n"
     src = ROOT / "py_src" / "sitewalk"
