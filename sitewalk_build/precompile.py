@@ -36,12 +36,18 @@ PYC_FORMAT = "2"  # 2: stored entries (HTTP compresses the archive as a whole)
 
 @dataclass(frozen=True)
 class Job:
-    """One archive to compile: ``src`` into ``dst``; ``location`` is where Python sees its files."""
+    """One archive to compile: ``src`` into ``dst``; ``location`` is where Python sees its files.
+
+    ``optimize`` is the archive's compile() level: 2 (no docstrings, no asserts) makes third-party
+    bytecode about 14 % smaller (brotli); 0 keeps both, for the stdlib and the app (the docstrings of
+    the app's pydantic models are their JSON-schema descriptions, sent in the tool manifest).
+    """
 
     src: Path
     dst: Path
     location: str
     keep_source: bool
+    optimize: int = 0
 
 
 def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path = CACHE) -> bool:
@@ -70,7 +76,8 @@ def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path
 
 def _cached_path(job: Job, bundle: Bundle, cache: Path) -> Path:
     salt = hashlib.sha256((bundle["pyodide_integrity"] + PYC_FORMAT + COMPILER.read_text()).encode()).hexdigest()[:16]
-    key = hashlib.sha256(f"{salt}|{sha256(job.src)}|{job.location}|{job.keep_source}".encode()).hexdigest()[:24]
+    inputs = f"{salt}|{sha256(job.src)}|{job.location}|{job.keep_source}|{job.optimize}"
+    key = hashlib.sha256(inputs.encode()).hexdigest()[:24]
     return cache / "pyc" / key / job.src.name
 
 
@@ -81,7 +88,8 @@ def _compile(node: str, todo: list[tuple[Job, Path]], core: Path, cache: Path) -
         outs = [tmpd / f"{i}-{job.src.name}" for i, (job, _) in enumerate(todo)]
         job_file = tmpd / "job.json"
         job_file.write_text(json.dumps({"items": [
-            {"src": str(job.src.resolve()), "dst": str(out), "location": job.location, "keep_source": job.keep_source}
+            {"src": str(job.src.resolve()), "dst": str(out), "location": job.location, "keep_source": job.keep_source,
+             "optimize": job.optimize}
             for (job, _), out in zip(todo, outs, strict=True)]}))
         proc = subprocess.run([node, str(DRIVER), str(core.resolve()), str(job_file), str(COMPILER)],
                               capture_output=True, text=True)

@@ -22,8 +22,8 @@ EPOCH = (1980, 1, 1, 0, 0, 0)
 Entry = tuple[str, zipfile.ZipInfo, bytes]
 
 
-def _pyc(source: bytes, filename: str) -> bytes:
-    code = compile(source, filename, "exec", dont_inherit=True, optimize=0)
+def _pyc(source: bytes, filename: str, optimize: int) -> bytes:
+    code = compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
     return bytes(be._code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))  # type: ignore[attr-defined]
 
 
@@ -35,7 +35,7 @@ def _pyc_name(name: str, keep_source: bool) -> str:
     return (d + "/" if d else "") + "__pycache__/" + base[:-3] + "." + TAG + ".pyc"
 
 
-def _compiled(zin: zipfile.ZipFile, location: str, keep_source: bool, record: str | None,
+def _compiled(zin: zipfile.ZipFile, location: str, keep_source: bool, optimize: int, record: str | None,
               failed: list[str]) -> list[Entry]:
     """The archive's entries but its RECORD, .py files compiled (a file that does not compile stays source)."""
     out: list[Entry] = []
@@ -46,7 +46,7 @@ def _compiled(zin: zipfile.ZipFile, location: str, keep_source: bool, record: st
                 out.append((name, info, data))
             continue
         try:
-            pyc = _pyc(data, location.rstrip("/") + "/" + name)
+            pyc = _pyc(data, location.rstrip("/") + "/" + name, optimize)
         except (SyntaxError, ValueError) as exc:
             failed.append(name + ": " + str(exc))
             out.append((name, info, data))
@@ -81,13 +81,20 @@ def _write(dst: str, entries: list[Entry], record: str | None) -> None:
             zout.writestr(zi, "\n".join(rows) + "\n" + record + ",,\n")
 
 
-def compile_archive(src: str, dst: str, location: str, keep_source: bool) -> dict[str, object]:
-    """Rewrite archive ``src`` as ``dst`` with bytecode; ``location`` is where Python will see its files."""
+def compile_archive(src: str, dst: str, location: str, keep_source: bool, optimize: int = 0) -> dict[str, object]:
+    """Rewrite archive ``src`` as ``dst`` with bytecode; ``location`` is where Python will see its files.
+
+    ``optimize`` is compile()'s level: 2 drops docstrings and asserts. A .pyc in its source's place is
+    loaded whatever its level; one in __pycache__ beside a kept source would not be (its name says the
+    level), so a kept source is compiled at level 0 only.
+    """
+    if keep_source and optimize:
+        raise ValueError(f"{src}: a kept source is compiled at optimize=0, not {optimize}")
     failed: list[str] = []
     with zipfile.ZipFile(src) as zin:
         names = zin.namelist()
         record = next((n for n in names if n.endswith(".dist-info/RECORD")), None)
-        entries = _compiled(zin, location, keep_source, record, failed)
+        entries = _compiled(zin, location, keep_source, optimize, record, failed)
     _write(dst, entries, record)
     compiled = sum(1 for name, _, _ in entries if name.endswith(".pyc"))
     return {"compiled": compiled, "failed": failed}
@@ -100,6 +107,6 @@ def run(job_path: str) -> None:
     report = {}
     for item in job["items"]:
         report[item["dst"]] = compile_archive(
-            "/host" + item["src"], "/host" + item["dst"], item["location"], item["keep_source"])
+            "/host" + item["src"], "/host" + item["dst"], item["location"], item["keep_source"], item["optimize"])
     with open(job_path + ".out", "w") as fh:
         json.dump(report, fh)

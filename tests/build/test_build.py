@@ -324,3 +324,18 @@ def test_the_bytecode_programs_are_files_of_the_package():
     assert precompile.COMPILER.is_file() and precompile.DRIVER.is_file()
     compile(precompile.COMPILER.read_text(), str(precompile.COMPILER), "exec")  # valid Python on its own
     assert "runPython" in precompile.DRIVER.read_text()
+
+
+def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_them(dist):
+    """Third-party Python is compiled with optimize=2 (assemble.THIRD_PARTY_OPTIMIZE); the app is not:
+    its pydantic models' docstrings are the JSON-schema descriptions of the tool manifest."""
+    bundle = build.load_bundle()
+    downloaded = {w["name"]: zipfile.ZipFile(build.fetch_wheel(w, bundle)) for w in bundle["wheels"]}
+    site = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"])
+    core = zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl")))
+    for shipped, source, module, doc in (
+            (site, downloaded["pydantic"], "pydantic/main.py", b"A base class for creating Pydantic models."),
+            (core, downloaded["pydantic-core"], "pydantic_core/core_schema.py", b"Base class for schema")):
+        assert doc in source.read(module) and doc not in shipped.read(module + "c"), module
+    app = zipfile.ZipFile(dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl")
+    assert b"The fields of a draft that the inspector writes" in app.read("sitewalk_shared/contracts/tools.pyc")
