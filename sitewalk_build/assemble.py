@@ -41,6 +41,7 @@ from sitewalk_build.stdlib_split import (
     import_closure,
     split,
 )
+from sitewalk_build.unread import trim_wheel
 from sitewalk_build.wheels import (
     SITE_ARCHIVE,
     SITE_METADATA,
@@ -153,7 +154,8 @@ def pack_wheels(site: Site) -> None:
     keep = site.bundle.get("keep_source", [])
     for spec, path in site.installed:
         kept = spec["name"] in keep
-        site.ship(path, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept))
+        shipped = path if spec is site.app else trim_wheel(path, site.scratch / "trimmed" / path.name)
+        site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept))
     site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path, optimize=THIRD_PARTY_OPTIMIZE)
 
 

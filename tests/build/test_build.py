@@ -339,3 +339,32 @@ def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_them(dist):
         assert doc in source.read(module) and doc not in shipped.read(module + "c"), module
     app = zipfile.ZipFile(dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl")
     assert b"The fields of a draft that the inspector writes" in app.read("sitewalk_shared/contracts/tools.pyc")
+
+
+def test_what_the_runtime_never_reads_is_not_shipped_but_every_license_is(dist):
+    """sitewalk_build/unread.py: METADATA bodies, stubs and SBOMs stay out; licenses ship."""
+    import email.parser
+
+    from sitewalk_build.digests import record_hash
+
+    metadata = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["metadata"])
+    pydantic = metadata.read("pydantic-2.14.4.dist-info/METADATA")
+    assert len(pydantic) < 5_000 and b"\n\n" not in pydantic  # headers only (144 KB with its body)
+    headers = email.parser.BytesParser().parsebytes(pydantic)
+    assert (headers["Name"], headers["Version"]) == ("pydantic", "2.14.4")
+    assert "pydantic-core==2.50.5" in headers.get_all("Requires-Dist")
+    assert "pydantic-2.14.4.dist-info/licenses/LICENSE" in metadata.namelist()
+    with zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl"))) as core:
+        names = core.namelist()
+        assert [n for n in names if n.endswith(".pyi") or "/sboms/" in n] == []
+        assert "pydantic_core-2.50.5.dist-info/licenses/LICENSE" in names
+        assert b"\n\n" not in core.read("pydantic_core-2.50.5.dist-info/METADATA")
+        record = core.read("pydantic_core-2.50.5.dist-info/RECORD").decode().splitlines()
+        rows = {row.split(",")[0]: row for row in record}
+        assert set(rows) == set(names)  # the RECORD lists what the wheel holds, no more
+        for name in names:
+            if not name.endswith("RECORD"):
+                assert rows[name] == f"{name},{record_hash(core.read(name))},{core.getinfo(name).file_size}"
+    code = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"]).namelist()
+    code += zipfile.ZipFile(dist / bundle_mjs(dist)["sitePackagesRest"]["file"]).namelist()
+    assert [n for n in code if n.endswith(".pyi")] == []
