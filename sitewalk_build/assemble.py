@@ -182,9 +182,13 @@ def split_stdlib(site: Site) -> None:
     import needs it."""
     if not site.bundle.get("split_stdlib", True):
         return
-    native = [path for spec, path in site.installed]  # unpacked for the closure run (.so on disk)
-    job = ClosureJob([site.scratch / SITE_ARCHIVE], native, site.app["imports"] + ["pyodide", "_pyodide"]
-                     + finder_imports(), site.scratch / SITE_ARCHIVE, site.bundle.get("not_at_boot", []))
+    # The closure run does what the boot does (loadPackage of the installed wheels, the metadata
+    # unpacked), so Pyodide's own Python side counts by what that imports; the wheels with their
+    # sources, which the AST pass reads.
+    wheels = [path for spec, path in site.installed]
+    job = ClosureJob([site.scratch / SITE_ARCHIVE], wheels, site.app["imports"] + finder_imports(),
+                     site.scratch / SITE_ARCHIVE, unpack=[site.staging / "wheels" / SITE_METADATA],
+                     site_packages=site.site_packages, not_at_boot=site.bundle.get("not_at_boot", []))
     site.closure = import_closure(job, site.core, site.cache)
     site.stdlib_rest = _split_archive(site, site.staging / "pyodide" / "python_stdlib.zip", site.closure.stdlib,
                                       site.staging / "pyodide" / REST_ARCHIVE, site.stdlib_zip_path, finder=True)

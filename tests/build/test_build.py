@@ -198,6 +198,11 @@ def test_the_stdlib_is_split_into_what_the_app_imports_and_the_rest(dist):
     # found by importing the app: what it and Pyodide use is at boot, what nothing imports is not
     assert {"json/__init__.py", "asyncio/__init__.py", "typing.py", "_pyodide/__init__.py"} <= boot
     assert {"doctest.py", "pydoc.py", "unittest/__init__.py", "_pyrepl/__init__.py"} <= rest
+    # Pyodide's Python side counts by what the boot runs of it (loadPackage installing the wheels
+    # imports tarfile and importlib.metadata), not as a whole: its console and http are never imported
+    assert {"pyodide/_package_loader.py", "tarfile.py", "importlib/metadata/__init__.py"} <= boot
+    assert {"pyodide/console.py", "pyodide/http/__init__.py", "rlcompleter.py"} <= rest
+    assert "pkgutil.py" in rest  # the closure run's own imports do not count
     assert rest_meta["sha256"] == sha256(rest_file)
     assert "doctest" in rest_meta["modules"] and "email.mime.text" in rest_meta["modules"]
     assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
