@@ -115,10 +115,11 @@ class Site:
     def precompile(self) -> bool:
         return bool(self.bundle.get("precompile", True))
 
-    def ship(self, src: Path, dst: Path, location: str, keep_source: bool = False, optimize: int = 0) -> None:
+    def ship(self, src: Path, dst: Path, location: str, keep_source: bool = False, optimize: int = 0,
+             class_docstrings_only: bool = False) -> None:
         """Put an archive into the site: queued for bytecode when the bundle precompiles, copied otherwise."""
         if self.precompile:
-            self.jobs.append(Job(src, dst, location, keep_source, optimize))
+            self.jobs.append(Job(src, dst, location, keep_source, optimize, class_docstrings_only))
         else:
             shutil.copy2(src, dst)
 
@@ -155,14 +156,16 @@ def pack_wheels(site: Site) -> None:
     for spec, path in site.installed:
         kept = spec["name"] in keep
         shipped = path if spec is site.app else trim_wheel(path, site.scratch / "trimmed" / path.name)
-        site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept))
+        site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept),
+                  class_docstrings_only=spec is site.app)
     site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path, optimize=THIRD_PARTY_OPTIMIZE)
 
 
 # Third-party Python (the pure packages, pydantic-core's Python files) is compiled without docstrings
 # and asserts: nothing of theirs reads them at run time, and their bytecode is about 14 % smaller
 # (brotli). Not the app: pydantic turns its models' docstrings into the JSON-schema descriptions the
-# tool manifest sends to the server (registry.manifest()). Not the stdlib either: Python's own.
+# tool manifest sends to the server (registry.manifest()): its modules' and functions' docstrings,
+# which nothing reads, are dropped, its classes' kept. Not the stdlib either: Python's own.
 THIRD_PARTY_OPTIMIZE = 2
 
 

@@ -41,6 +41,8 @@ class Job:
     ``optimize`` is the archive's compile() level: 2 (no docstrings, no asserts) makes third-party
     bytecode about 14 % smaller (brotli); 0 keeps both, for the stdlib and the app (the docstrings of
     the app's pydantic models are their JSON-schema descriptions, sent in the tool manifest).
+    ``class_docstrings_only`` drops the other docstrings (the modules' and functions'), which
+    nothing reads at run time, and keeps the classes' (the app's).
     """
 
     src: Path
@@ -48,6 +50,7 @@ class Job:
     location: str
     keep_source: bool
     optimize: int = 0
+    class_docstrings_only: bool = False
 
 
 def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path = CACHE) -> bool:
@@ -76,7 +79,7 @@ def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path
 
 def _cached_path(job: Job, bundle: Bundle, cache: Path) -> Path:
     salt = hashlib.sha256((bundle["pyodide_integrity"] + PYC_FORMAT + COMPILER.read_text()).encode()).hexdigest()[:16]
-    inputs = f"{salt}|{sha256(job.src)}|{job.location}|{job.keep_source}|{job.optimize}"
+    inputs = f"{salt}|{sha256(job.src)}|{job.location}|{job.keep_source}|{job.optimize}|{job.class_docstrings_only}"
     key = hashlib.sha256(inputs.encode()).hexdigest()[:24]
     return cache / "pyc" / key / job.src.name
 
@@ -89,7 +92,7 @@ def _compile(node: str, todo: list[tuple[Job, Path]], core: Path, cache: Path) -
         job_file = tmpd / "job.json"
         job_file.write_text(json.dumps({"items": [
             {"src": str(job.src.resolve()), "dst": str(out), "location": job.location, "keep_source": job.keep_source,
-             "optimize": job.optimize}
+             "optimize": job.optimize, "class_docstrings_only": job.class_docstrings_only}
             for (job, _), out in zip(todo, outs, strict=True)]}))
         proc = subprocess.run([node, str(DRIVER), str(core.resolve()), str(job_file), str(COMPILER)],
                               capture_output=True, text=True)

@@ -331,7 +331,7 @@ def test_the_bytecode_programs_are_files_of_the_package():
     assert "runPython" in precompile.DRIVER.read_text()
 
 
-def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_them(dist):
+def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_its_classes(dist):
     """Third-party Python is compiled with optimize=2 (assemble.THIRD_PARTY_OPTIMIZE); the app is not:
     its pydantic models' docstrings are the JSON-schema descriptions of the tool manifest."""
     bundle = build.load_bundle()
@@ -343,7 +343,12 @@ def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_them(dist):
             (core, downloaded["pydantic-core"], "pydantic_core/core_schema.py", b"Base class for schema")):
         assert doc in source.read(module) and doc not in shipped.read(module + "c"), module
     app = zipfile.ZipFile(dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl")
-    assert b"The fields of a draft that the inspector writes" in app.read("sitewalk_shared/contracts/tools.pyc")
+    tools = app.read("sitewalk_shared/contracts/tools.pyc")
+    assert b"The fields of a draft that the inspector writes" in tools  # a model's: its schema's description
+    # The app's modules and functions lose theirs (nothing reads them), but a command line's module.
+    assert b"Headless tool contracts" not in tools
+    assert b"ValueError naming" not in app.read("sitewalk/base/seconds.pyc")
+    assert b"Command line: check or render a UI spec file" in app.read("sitewalk/ui/__main__.pyc")
 
 
 def test_what_the_runtime_never_reads_is_not_shipped_but_every_license_is(dist):
