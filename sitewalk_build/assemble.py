@@ -130,12 +130,14 @@ class Site:
 
 
 def copy_core(site: Site) -> None:
-    """The Pyodide core files; the stdlib zip waits for bytecode."""
+    """The Pyodide core files; the stdlib zip waits for bytecode, without the docstrings of its modules
+    and functions (about 0.1 MB brotli at boot): Python's own code, so its asserts stay, and its
+    classes' docstrings too (pydantic reads a class's docstring as its description)."""
     (site.staging / "pyodide").mkdir(parents=True)
     for name in site.bundle["pyodide_files"]:
         dst = site.staging / "pyodide" / name
         if name == "python_stdlib.zip":
-            site.ship(site.core / name, dst, site.stdlib_zip_path)
+            site.ship(site.core / name, dst, site.stdlib_zip_path, class_docstrings_only=True)
         else:
             shutil.copy2(site.core / name, dst)
 

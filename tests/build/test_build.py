@@ -349,6 +349,10 @@ def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_its_classes(d
     assert b"Headless tool contracts" not in tools
     assert b"ValueError naming" not in app.read("sitewalk/base/seconds.pyc")
     assert b"Command line: check or render a UI spec file" in app.read("sitewalk/ui/__main__.pyc")
+    # The stdlib likewise: its functions lose their docstrings, its classes keep theirs.
+    stdlib = zipfile.ZipFile(dist / "pyodide" / "python_stdlib.zip")
+    assert b"Serialize ``obj`` to a JSON formatted" not in stdlib.read("json/__init__.pyc")
+    assert b"Subclass of ValueError with the following" in stdlib.read("json/decoder.pyc")
 
 
 def test_what_the_runtime_never_reads_is_not_shipped_but_every_license_is(dist):
