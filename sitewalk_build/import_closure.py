@@ -1,10 +1,12 @@
 """Which stdlib and pure-package modules the app imports, found by importing it; runs INSIDE Pyodide (under node).
 
 stdlib_split.py hands this file's text to Pyodide's ``runPython`` (through pyc_driver.mjs), then
-calls ``run(job_path)``. The job names archives on sys.path (the host is mounted at /host; one of
-them is the pure packages' archive, ``site``), wheels to unpack, and root packages: the app and
-Pyodide's own Python side (which the boot calls into: loading packages, the event loop). Every
-module of every root is imported. Then every ``import`` statement in the source of every module
+calls ``run(job_path)``. Before that the driver has done what boot.js does before the app runs:
+started Pyodide, installed the wheels with its loadPackage and unpacked the pure packages' metadata
+with its unpackArchive; whatever Pyodide's Python side imported for that is in ``sys.modules``
+already. The job names archives on sys.path (the host is mounted at /host; one of them is the pure
+packages' archive, ``site``) and root packages: the app (and the finder the boot archive carries).
+Every module of every root is imported. Then every ``import`` statement in the source of every module
 loaded from outside the stdlib (the roots, and the dependencies they reached: pydantic, jinja2...)
 is imported too, transitively, also inside functions (which run only later; not under
 ``if TYPE_CHECKING:``, which never runs), and so is every codec
@@ -31,8 +33,6 @@ import json
 import os
 import pkgutil
 import sys
-import tempfile
-import zipfile
 from collections.abc import Iterator
 
 STDLIB = os.path.dirname(os.__file__)  # /lib/python314.zip in Pyodide
@@ -166,14 +166,20 @@ def _follow(names: list[str], skip: tuple[str, ...]) -> None:
                      if m not in seen and _entry(module, STDLIB) is None and getattr(module, "__file__", None)]
 
 
+def _forget_own_imports() -> None:
+    """Modules this file imported for its own work (pkgutil...) leave ``sys.modules`` (its names keep
+    them working): one counts when the app's imports load it again, not because the closure run
+    needed it. The driver sets PRELOADED: what was imported before this file ran."""
+    preloaded = set(globals().get("PRELOADED") or sys.modules)
+    for name in [m for m in sys.modules if m not in preloaded]:
+        del sys.modules[name]
+
+
 def run(job_path: str) -> None:
     with open(job_path) as fh:
         job = json.load(fh)
-    unpacked = tempfile.mkdtemp(prefix="sitewalk-closure-")  # in Pyodide's in-memory file system
-    for wheel in job["unpack"]:
-        with zipfile.ZipFile("/host" + wheel) as zf:
-            zf.extractall(unpacked)
-    sys.path[:0] = [unpacked] + ["/host" + p for p in job["path"]]
+    _forget_own_imports()
+    sys.path[:0] = ["/host" + p for p in job["path"]]
     importlib.invalidate_caches()
     modules = [m for root in job["roots"] for m in _modules_of(root)]
     for name in modules:

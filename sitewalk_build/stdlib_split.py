@@ -2,12 +2,13 @@
 the rest (fetched on demand).
 
 Which modules the app imports is found at build time, not listed by hand: import_closure.py runs in
-the bundle's own Pyodide under node (the driver of precompile.py), imports the app, what its
-sources import (transitively through its dependencies) and Pyodide's Python side, and reports the
-stdlib files and the pure packages' files then loaded. Each compiled archive is then cut in two:
-the boot archive and the rest. The stdlib's boot archive carries the finder of lazy_stdlib.py,
-which fetches a rest archive when an import needs a module from it (one finder per rest archive).
-The closure is cached by the hash of its inputs.
+the bundle's own Pyodide under node (the driver of precompile.py): it installs the wheels with
+Pyodide's own loadPackage, as the boot does (so what Pyodide's Python side imports for that counts,
+not a hand list), imports the app and what its sources import (transitively through its
+dependencies), and reports the stdlib files and the pure packages' files then loaded. Each compiled
+archive is then cut in two: the boot archive and the rest. The stdlib's boot archive carries the
+finder of lazy_stdlib.py, which fetches a rest archive when an import needs a module from it (one
+finder per rest archive). The closure is cached by the hash of its inputs.
 """
 
 from __future__ import annotations
@@ -37,12 +38,15 @@ MODULE_SUFFIXES = (".py", ".pyc")
 @dataclass(frozen=True)
 class ClosureJob:
     """What the closure run imports: archives put on sys.path (``site``, the pure packages' archive,
-    among them), wheels unpacked, root packages."""
+    among them), wheels installed by Pyodide's loadPackage and archives unpacked by its unpackArchive
+    into ``site_packages`` (as boot.js does both), root packages (every module of each is imported)."""
 
     path: list[Path]
-    unpack: list[Path]
+    load: list[Path]
     roots: list[str]
     site: Path
+    unpack: list[Path] = field(default_factory=list)
+    site_packages: str = ""
     not_at_boot: list[str] = field(default_factory=list)  # imports the AST pass leaves alone
 
 
@@ -67,17 +71,19 @@ def import_closure(job: ClosureJob, core: Path, cache: Path) -> Closure:
     node = shutil.which("node")
     if not node:
         raise BuildError("node is needed to find the app's stdlib imports (install Debian's nodejs)")
-    inputs = [CLOSURE.read_text(), str(sorted(job.roots)), str(job.not_at_boot), sha256(core / "python_stdlib.zip")]
-    inputs += [sha256(p) for p in job.path + job.unpack]
+    inputs = [CLOSURE.read_text(), DRIVER.read_text(), str(sorted(job.roots)), str(job.not_at_boot),
+              job.site_packages, sha256(core / "python_stdlib.zip")]
+    inputs += [sha256(p) for p in job.path + job.load + job.unpack]
     cached = cache / "closure" / (hashlib.sha256("|".join(inputs).encode()).hexdigest()[:24] + ".json")
     if cached.exists():
         return _closure(cached)
     log("finding the app's stdlib imports with Pyodide under node")
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         job_file = Path(tmp).resolve() / "closure.json"
-        job_file.write_text(json.dumps({"path": [str(p.resolve()) for p in job.path],
-                                        "unpack": [str(p.resolve()) for p in job.unpack], "roots": job.roots,
-                                        "site": str(job.site.resolve()), "not_at_boot": job.not_at_boot}))
+        job_file.write_text(json.dumps({
+            "path": [str(p.resolve()) for p in job.path], "load": [str(p.resolve()) for p in job.load],
+            "unpackArchives": [{"file": str(p.resolve()), "dir": job.site_packages} for p in job.unpack],
+            "roots": job.roots, "site": str(job.site.resolve()), "not_at_boot": job.not_at_boot}))
         proc = subprocess.run([node, str(DRIVER), str(core.resolve()), str(job_file), str(CLOSURE)],
                               capture_output=True, text=True)
         out = Path(str(job_file) + ".out")

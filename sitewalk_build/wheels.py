@@ -10,6 +10,7 @@ from typing import Any
 
 from sitewalk_build.digests import record_hash, write_entry
 from sitewalk_build.errors import BuildError
+from sitewalk_build.unread import is_metadata, is_unread, metadata_headers
 
 SITE_ARCHIVE = "site-packages.zip"  # the pure packages' code, imported in place (zipimport)
 SITE_METADATA = "site-packages-metadata.zip"  # their dist-info, unpacked into site-packages
@@ -98,9 +99,11 @@ def build_site_archives(wheels: list[tuple[dict[str, Any], Path]], code_out: Pat
     importlib.metadata reads a dist-info on the file system cheaply, but one
     inside a zip on sys.path costs it a parse of the whole METADATA (pydantic
     scans for plugins at its first model), so it is unpacked at boot instead.
-    Two wheels providing the same file is an error.
+    Two wheels providing the same file is an error. What the runtime never reads is left out
+    (unread.py: stubs, SBOMs, METADATA bodies).
     """
-    entries = _merged_entries(wheels)
+    entries = {name: (wheel, metadata_headers(data) if is_metadata(name) else data)
+               for name, (wheel, data) in _merged_entries(wheels).items() if not is_unread(name)}
     parts: tuple[tuple[Path, Callable[[str], bool]], ...] = (
         (code_out, lambda n: not _is_metadata(n)),
         (metadata_out, _is_metadata),

@@ -98,11 +98,13 @@ def test_pinned_downloads_are_verified():
 def test_app_wheel_is_the_browser_package_and_the_shared_models_with_their_data(dist):
     whl = dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl"
     names = zipfile.ZipFile(whl).namelist()
-    assert "sitewalk/__init__.py" in names
+    assert "sitewalk/__init__.pyc" in names
     shared = [p.relative_to(ROOT / "py_src").as_posix() for p in (ROOT / "py_src" / "sitewalk_shared").rglob("*.py")]
     assert "sitewalk_shared/contracts/tools.py" in shared and "sitewalk_shared/ui_spec/model.py" in shared
-    for name in shared:  # every module the browser shares with the agent
-        assert name in names, name
+    for name in shared:  # every module the browser shares with the agent, as bytecode in its source's place
+        assert name + "c" in names, name
+    # Bytecode only: a traceback keeps file and line (tests/e2e/test_boot_imports.py), not the source line.
+    assert [n for n in names if n.endswith(".py") or "__pycache__" in n] == []
     assert {n.split("/", 1)[0] for n in names} == {"sitewalk", "sitewalk_shared", "sitewalk-0.1.0.dist-info"}
     assert zipfile.ZipFile(whl).read("sitewalk-0.1.0.dist-info/top_level.txt") == b"sitewalk\nsitewalk_shared\n"
     src = ROOT / "py_src" / "sitewalk"
@@ -196,6 +198,11 @@ def test_the_stdlib_is_split_into_what_the_app_imports_and_the_rest(dist):
     # found by importing the app: what it and Pyodide use is at boot, what nothing imports is not
     assert {"json/__init__.py", "asyncio/__init__.py", "typing.py", "_pyodide/__init__.py"} <= boot
     assert {"doctest.py", "pydoc.py", "unittest/__init__.py", "_pyrepl/__init__.py"} <= rest
+    # Pyodide's Python side counts by what the boot runs of it (loadPackage installing the wheels
+    # imports tarfile and importlib.metadata), not as a whole: its console and http are never imported
+    assert {"pyodide/_package_loader.py", "tarfile.py", "importlib/metadata/__init__.py"} <= boot
+    assert {"pyodide/console.py", "pyodide/http/__init__.py", "rlcompleter.py"} <= rest
+    assert "pkgutil.py" in rest  # the closure run's own imports do not count
     assert rest_meta["sha256"] == sha256(rest_file)
     assert "doctest" in rest_meta["modules"] and "email.mime.text" in rest_meta["modules"]
     assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
@@ -322,3 +329,56 @@ def test_the_bytecode_programs_are_files_of_the_package():
     assert precompile.COMPILER.is_file() and precompile.DRIVER.is_file()
     compile(precompile.COMPILER.read_text(), str(precompile.COMPILER), "exec")  # valid Python on its own
     assert "runPython" in precompile.DRIVER.read_text()
+
+
+def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_its_classes(dist):
+    """Third-party Python is compiled with optimize=2 (assemble.THIRD_PARTY_OPTIMIZE); the app is not:
+    its pydantic models' docstrings are the JSON-schema descriptions of the tool manifest."""
+    bundle = build.load_bundle()
+    downloaded = {w["name"]: zipfile.ZipFile(build.fetch_wheel(w, bundle)) for w in bundle["wheels"]}
+    site = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"])
+    core = zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl")))
+    for shipped, source, module, doc in (
+            (site, downloaded["pydantic"], "pydantic/main.py", b"A base class for creating Pydantic models."),
+            (core, downloaded["pydantic-core"], "pydantic_core/core_schema.py", b"Base class for schema")):
+        assert doc in source.read(module) and doc not in shipped.read(module + "c"), module
+    app = zipfile.ZipFile(dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl")
+    tools = app.read("sitewalk_shared/contracts/tools.pyc")
+    assert b"The fields of a draft that the inspector writes" in tools  # a model's: its schema's description
+    # The app's modules and functions lose theirs (nothing reads them), but a command line's module.
+    assert b"Headless tool contracts" not in tools
+    assert b"ValueError naming" not in app.read("sitewalk/base/seconds.pyc")
+    assert b"Command line: check or render a UI spec file" in app.read("sitewalk/ui/__main__.pyc")
+    # The stdlib likewise: its functions lose their docstrings, its classes keep theirs.
+    stdlib = zipfile.ZipFile(dist / "pyodide" / "python_stdlib.zip")
+    assert b"Serialize ``obj`` to a JSON formatted" not in stdlib.read("json/__init__.pyc")
+    assert b"Subclass of ValueError with the following" in stdlib.read("json/decoder.pyc")
+
+
+def test_what_the_runtime_never_reads_is_not_shipped_but_every_license_is(dist):
+    """sitewalk_build/unread.py: METADATA bodies, stubs and SBOMs stay out; licenses ship."""
+    import email.parser
+
+    from sitewalk_build.digests import record_hash
+
+    metadata = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["metadata"])
+    pydantic = metadata.read("pydantic-2.14.4.dist-info/METADATA")
+    assert len(pydantic) < 5_000 and b"\n\n" not in pydantic  # headers only (144 KB with its body)
+    headers = email.parser.BytesParser().parsebytes(pydantic)
+    assert (headers["Name"], headers["Version"]) == ("pydantic", "2.14.4")
+    assert "pydantic-core==2.50.5" in headers.get_all("Requires-Dist")
+    assert "pydantic-2.14.4.dist-info/licenses/LICENSE" in metadata.namelist()
+    with zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl"))) as core:
+        names = core.namelist()
+        assert [n for n in names if n.endswith(".pyi") or "/sboms/" in n] == []
+        assert "pydantic_core-2.50.5.dist-info/licenses/LICENSE" in names
+        assert b"\n\n" not in core.read("pydantic_core-2.50.5.dist-info/METADATA")
+        record = core.read("pydantic_core-2.50.5.dist-info/RECORD").decode().splitlines()
+        rows = {row.split(",")[0]: row for row in record}
+        assert set(rows) == set(names)  # the RECORD lists what the wheel holds, no more
+        for name in names:
+            if not name.endswith("RECORD"):
+                assert rows[name] == f"{name},{record_hash(core.read(name))},{core.getinfo(name).file_size}"
+    code = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"]).namelist()
+    code += zipfile.ZipFile(dist / bundle_mjs(dist)["sitePackagesRest"]["file"]).namelist()
+    assert [n for n in code if n.endswith(".pyi")] == []

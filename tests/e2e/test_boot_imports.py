@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 
 # Features the first screen does without; each is imported when first used.
 AT_FIRST_SESSION = (
@@ -29,6 +30,7 @@ AT_FIRST_SESSION = (
 )
 AT_FIRST_TRAIL = ("sitewalk.audit_trail",)
 
+ROOT = Path(__file__).resolve().parents[2]
 SYS_MODULES_JS = "window.__sitewalkPyodide.runPython('import sys, json; json.dumps(sorted(sys.modules))')"
 
 
@@ -62,3 +64,26 @@ def test_the_developer_details_name_the_tools_when_opened_before_any_inspection(
     page.locator("#sw-dev > summary").click()
     page.wait_for_selector("#sw-dev-meta:has-text('read_local_draft@')")
     assert "pydantic" in _imported(page)
+
+
+TRACEBACK_PY = """
+import json, traceback
+from sitewalk.base.seconds import seconds
+try:
+    seconds("soon", "stuckSeconds")
+except ValueError as exc:
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+json.dumps([frame.filename, frame.lineno, frame.name, frame.line])
+"""
+
+
+def test_an_error_in_the_apps_code_names_its_file_and_line(app):
+    """The app's wheel ships bytecode only (pyproject.toml, keep_source): the line numbers are in the
+    .pyc, so a traceback still points at the source; only the printed source line is gone."""
+    page = app.open().page
+    filename, lineno, function, line = json.loads(page.evaluate(
+        "(code) => window.__sitewalkPyodide.runPython(code)", TRACEBACK_PY))
+    source = (ROOT / "py_src" / "sitewalk" / "base" / "seconds.py").read_text().splitlines()
+    assert filename.endswith("/site-packages/sitewalk/base/seconds.py") and function == "seconds"
+    assert source[lineno - 1].strip().startswith("raise ValueError("), (lineno, source[lineno - 1])
+    assert not line  # no source shipped to print
