@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
          "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
 
@@ -69,9 +71,16 @@ def _replay_from_the_start(app):
     """Replay the inspection from the inspector's first message (the timeline's restore preview, confirmed)."""
     page = app.page
     yours = page.locator("#sw-timeline li[data-kind='you']")
-    while yours.count() == 0 and page.locator("#sw-timeline-older").is_visible():  # older than a page: page back
+    older = page.locator("#sw-timeline-older")
+    for _ in range(12):  # older than a page: page back (at most a minute of pages)
+        if yours.count() or not older.is_visible():
+            break
         count = page.locator("#sw-timeline li").count()
-        page.click("#sw-timeline-older")
+        try:
+            older.click(timeout=5_000)
+        except PlaywrightTimeoutError:
+            continue  # the list's end came into view and loaded the page itself, or the run's end drew the
+            # timeline anew: the button went with it, look again
         page.locator("#sw-timeline li").nth(count).wait_for()
     yours.last.locator("[data-sw-travel='replay']").click()
     page.wait_for_selector(".sw-restore-preview")
