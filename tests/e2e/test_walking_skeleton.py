@@ -26,6 +26,9 @@ def test_draft_goes_headless_tool_then_resume_then_rendered_card_and_the_runs_ch
     assert "Ana Ruiz" in card.inner_text() and "Loose bollard bolt" in card.inner_text()
     assert page.locator("#sw-screen [data-sw-id='risk']").get_attribute("aria-label") == "Risk high"
     assert "is on screen" in page.locator("#sw-transcript").inner_text()
+    # the draft was seeded where older versions kept it (localStorage): it moved into IndexedDB, once
+    assert app.local_storage("sitewalk:draft:inspection-42") is None
+    assert json.loads(app.idb_get("sitewalk:draft:inspection-42"))["site"] == "Pier 4, north berth"
     # the same run's checkpoints, listed (one page boot for the whole scenario: the suite is CPU-bound)
     items = app.page.locator("#sw-timeline li")
     assert items.count() >= 6  # input, model, tools (interrupted then resumed), model, tools, model
