@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -96,7 +97,7 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             for flags in options.flags:
-                browser = pw.chromium.launch(executable_path="/usr/bin/chromium-headless-shell",
+                browser = pw.chromium.launch(executable_path=shutil.which("chromium-headless-shell"),
                                              args=base + flags.split())
                 try:
                     spent = boots(browser, app_url(static.url, agent.url), options.boots)
