@@ -1,12 +1,14 @@
 """CPU seconds of Chromium per page boot of the built dist/, for choosing the e2e browser's flags.
 
-    .venv/bin/python tests/e2e/boot_cpu.py [--boots 5] [--flags "--js-flags=--liftoff-only" ...]
+    .venv/bin/python tests/e2e/boot_cpu.py [--boots 5] [--flags=--js-flags=--liftoff-only]
 
-Each flag set (one string; "" for none) launches the e2e tests' Chromium with CHROMIUM_ARGS minus their
---js-flags plus the set, boots the app once to warm the browser, then N times, each in a fresh context,
-to ``__sitewalkBoot.appStarted`` against a real agent server. Per boot: utime+stime summed over the browser's
-process tree (/proc; a renderer that exited counts through its parent's cutime/cstime). Prints the median.
-The suite is CPU-bound on two cores (docs/testing.md), so this, not the wall time, is what to compare.
+By default it compares no extra flags with Liftoff only. A flag set is one string, given as --flags=SET
+since it starts with dashes (several: --flags "" " --js-flags=..."). Each launches the e2e tests' Chromium
+with CHROMIUM_ARGS minus their --js-flags plus the set, boots the app once to warm the browser, then
+N times, each in a fresh context, to ``__sitewalkBoot.appStarted`` against a real agent server.
+Per boot: utime+stime summed over the browser's process tree (/proc; a renderer that exited counts
+through its parent's cutime/cstime). Prints the median. The suite is CPU-bound on two cores
+(docs/testing.md), so this, not the wall time, is what to compare.
 """
 
 from __future__ import annotations
