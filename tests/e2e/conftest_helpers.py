@@ -10,8 +10,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 BOOT_TIMEOUT_MS = 120_000
+# --liftoff-only: V8 compiles WebAssembly with its baseline compiler (Liftoff) only, never tiering hot
+# functions up to TurboFan. Pyodide's interpreter is one big module whose hot functions TurboFan recompiles
+# during every boot; the e2e tests check what the app does, not how fast its Python runs, and the suite is
+# CPU-bound (docs/testing.md). One boot to appStarted: 1.7 s of Chromium CPU instead of 2.8 s. The
+# benchmarks keep the plain browser (sitewalk_build/browser.py).
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--js-flags=--liftoff-only"]
 
 # Screens for reviewers: PNGs at a phone's viewport, in a folder git ignores (.gitignore: test-results/).
 # pytest-playwright empties test-results/ when any pytest session starts; SITEWALK_SCREENS keeps them elsewhere.

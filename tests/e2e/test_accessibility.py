@@ -138,16 +138,6 @@ def test_a_blank_draft_and_the_site_walk_questions(app, screens):
     screens.assert_clean()
 
 
-def test_the_confirm_button_screen(app, screens):
-    app.open()
-    inspection = _inspection("inspection-33")
-    app.seed_draft(inspection, {**DRAFT, "risk": "critical"})
-    app.start(inspection, note="script: confirm")
-    app.page.locator("#sw-screen [data-sw-id='confirm']").wait_for()
-    screens.check("ConfirmButton screen")
-    screens.assert_clean()
-
-
 @pytest.mark.parametrize("script", ["review", "photos"])
 def test_the_review_cards(app, screens, script):
     app.open()
@@ -161,7 +151,8 @@ def test_the_review_cards(app, screens, script):
     screens.assert_clean()
 
 
-def test_the_device_request_and_a_refused_screen(app, screens):
+def test_the_device_request_a_refused_screen_and_the_confirm_button_screen(app, screens):
+    """Three inspections in one page (one boot: the suite is CPU-bound)."""
     app.open()
     inspection = _inspection("inspection-35")
     app.seed_draft(inspection, DRAFT)
@@ -183,6 +174,11 @@ def test_the_device_request_and_a_refused_screen(app, screens):
     app.start(other, note="script: bad-ui")
     app.page.locator("#sw-screen-issues :is(p, li, ul)").first.wait_for()
     screens.check("refused screen")
+    confirm = _inspection("inspection-33")
+    app.seed_draft(confirm, {**DRAFT, "risk": "critical"})
+    app.start(confirm, note="script: confirm")
+    app.page.locator("#sw-screen [data-sw-id='confirm']").wait_for()
+    screens.check("ConfirmButton screen")
     screens.assert_clean()
 
 

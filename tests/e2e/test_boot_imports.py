@@ -58,8 +58,12 @@ def test_the_first_screen_imports_no_feature_and_each_feature_imports_at_its_fir
     assert [m for m in AT_FIRST_TRAIL if m not in _imported(page)] == []
 
 
-def test_the_developer_details_name_the_tools_when_opened_before_any_inspection(app):
+def test_the_site_boots_and_the_developer_details_name_the_tools_when_opened_before_any_inspection(app):
+    """The smallest walk: the site boots (no request outside the site and the agent server: `watch`), the
+    boot's marks are set, and opening Developer details imports the tools' contracts to name them."""
     page = app.open().page
+    assert page.locator("#app").is_visible()
+    assert json.loads(page.evaluate("JSON.stringify(Object.keys(window.__sitewalkBoot))"))
     assert "pydantic" not in _imported(page)
     page.locator("#sw-dev > summary").click()
     page.wait_for_selector("#sw-dev-meta:has-text('read_local_draft@')")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
          "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
 
@@ -11,8 +13,15 @@ DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
 # --- drafts on IndexedDB -------------------------------------------------------------------------
 
 
-def test_draft_saved_with_the_button_survives_a_reload_and_reaches_the_agent(app):
+def test_draft_refused_in_the_form_then_saved_with_the_button_survives_a_reload_and_reaches_the_agent(app):
     app.open()
+    app.page.fill("#sw-inspection-id", "inspection-64")
+    app.page.click(".sw-draft summary")
+    app.page.fill("#sw-draft-site", "x" * 201)  # over the contract's 200 characters
+    app.page.click("#sw-save-draft")
+    app.page.wait_for_selector("#sw-status:has-text('Draft not saved: invalid_args')")
+    assert app.idb_get("sitewalk:draft:inspection-64") is None
+    app.page.click(".sw-draft summary")  # folded again: save_draft_in_form opens it
     app.save_draft_in_form("inspection-61", DRAFT)
     stored = json.loads(app.idb_get("sitewalk:draft:inspection-61"))
     assert stored["site"] == "Pier 4, north berth" and stored["findings"] == DRAFT["findings"]
@@ -23,26 +32,6 @@ def test_draft_saved_with_the_button_survives_a_reload_and_reaches_the_agent(app
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
     card = app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
     assert "Pier 4, north berth" in card and "Loose bollard bolt" in card
-
-
-def test_legacy_local_storage_draft_moves_into_indexeddb_once(app):
-    app.open()
-    app.seed_draft("inspection-62", DRAFT)
-    app.start("inspection-62")
-    assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
-    assert app.local_storage("sitewalk:draft:inspection-62") is None
-    assert json.loads(app.idb_get("sitewalk:draft:inspection-62"))["site"] == "Pier 4, north berth"
-
-
-def test_corrupt_indexeddb_record_is_corrupt_data_naming_the_key(app):
-    app.open()
-    app.seed_idb("sitewalk:draft:inspection-63", "{\"site\": \"Pier\", trunc")
-    app.start("inspection-63")
-    call = app.tool_call("read_local_draft")
-    assert call.get_attribute("data-state") == "failed"
-    assert "corrupt_data" in call.inner_text() and "sitewalk:draft:inspection-63" in call.inner_text()
-    assert "corrupt_data" in app.page.locator("#sw-transcript").inner_text()
-    assert app.watch.console_errors == []  # a typed error, not an exception in the console
 
 
 BLANK_SAID = "so I started a blank one for you to fill in"
@@ -69,9 +58,16 @@ def _replay_from_the_start(app):
     """Replay the inspection from the inspector's first message (the timeline's restore preview, confirmed)."""
     page = app.page
     yours = page.locator("#sw-timeline li[data-kind='you']")
-    while yours.count() == 0 and page.locator("#sw-timeline-older").is_visible():  # older than a page: page back
+    older = page.locator("#sw-timeline-older")
+    for _ in range(12):  # older than a page: page back (at most a minute of pages)
+        if yours.count() or not older.is_visible():
+            break
         count = page.locator("#sw-timeline li").count()
-        page.click("#sw-timeline-older")
+        try:
+            older.click(timeout=5_000)
+        except PlaywrightTimeoutError:
+            continue  # the list's end came into view and loaded the page itself, or the run's end drew the
+            # timeline anew: the button went with it, look again
         page.locator("#sw-timeline li").nth(count).wait_for()
     yours.last.locator("[data-sw-travel='replay']").click()
     page.wait_for_selector(".sw-restore-preview")
@@ -123,28 +119,21 @@ def test_replay_through_the_blank_draft_keeps_one_draft(app):
     assert app.idb_get(f"sitewalk:draft:{inspection}") == stored  # not written again
 
 
-def test_a_corrupt_draft_is_not_replaced_by_a_blank_one(app):
+def test_a_corrupt_indexeddb_record_is_corrupt_data_naming_the_key_and_not_replaced_by_a_blank_draft(app):
     import uuid
 
     inspection = f"inspection-68-{uuid.uuid4().hex[:6]}"
     app.open()
     app.seed_idb(f"sitewalk:draft:{inspection}", "{\"site\": \"Pier\", trunc")
     app.start(inspection)
-    assert app.tool_call("read_local_draft").get_attribute("data-state") == "failed"
+    call = app.tool_call("read_local_draft")
+    assert call.get_attribute("data-state") == "failed"
+    assert "corrupt_data" in call.inner_text() and f"sitewalk:draft:{inspection}" in call.inner_text()
+    assert app.watch.console_errors == []  # a typed error, not an exception in the console
     assert app.tool_call("start_blank_draft").count() == 0
     transcript = app.page.locator("#sw-transcript").inner_text()
     assert "corrupt_data" in transcript and "save a new draft under 'Draft on this device'" in transcript
     assert app.idb_get(f"sitewalk:draft:{inspection}") == "{\"site\": \"Pier\", trunc"  # kept as it was
-
-
-def test_invalid_draft_in_the_form_is_not_saved(app):
-    app.open()
-    app.page.fill("#sw-inspection-id", "inspection-64")
-    app.page.click(".sw-draft summary")
-    app.page.fill("#sw-draft-site", "x" * 201)  # over the contract's 200 characters
-    app.page.click("#sw-save-draft")
-    app.page.wait_for_selector("#sw-status:has-text('Draft not saved: invalid_args')")
-    assert app.idb_get("sitewalk:draft:inspection-64") is None
 
 
 # Keeps a copy of every run stream the page reads (a clone of the response, read to its end).
