@@ -34,6 +34,16 @@ def browser_type_launch_args():
 
 
 @pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """Pages boot without their service worker unless a test asks for it with
+    `@pytest.mark.browser_context_args(service_workers="allow")`: its install precaches the whole site,
+    about a third of a page boot's CPU (docs/testing.md), which only the tests of the worker (offline
+    boots, the installable app, the watch of its requests) need. Without one the app works as in a
+    browser that has no service worker: online, the worker's registration refused with a warning."""
+    return {**browser_context_args, "service_workers": "block"}
+
+
+@pytest.fixture(scope="session")
 def site():
     dist = build.ensure_built()
     server = build.serve_static(dist, 0)

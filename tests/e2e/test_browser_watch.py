@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from conftest_helpers import BrowserWatch, poll
 
+pytestmark = pytest.mark.browser_context_args(service_workers="allow")  # the watch must see the worker's requests
+
 PAGE = """<!doctype html><meta charset="utf-8"><title>watched</title><link rel="icon" href="data:,"><p>a page</p>
 <script>
   if (new URLSearchParams(location.search).has("worker")) {

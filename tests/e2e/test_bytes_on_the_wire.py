@@ -8,6 +8,9 @@ from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
 
+# Offline boots and the rest archives kept for them need the service worker.
+pytestmark = pytest.mark.browser_context_args(service_workers="allow")
+
 # Large files of the first visit: each has a .br sibling, which an encoding-aware host sends.
 LARGE = ("pyodide.asm.wasm", "python_stdlib.zip", "site-packages.zip")
 

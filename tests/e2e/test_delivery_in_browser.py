@@ -222,6 +222,7 @@ def test_cancel_while_the_device_looks_for_a_position_ends_the_tool_as_cancelled
     assert len(pending_interrupts(state)) == 1  # nothing was sent; the thread's history is intact
 
 
+@pytest.mark.browser_context_args(service_workers="allow")  # the offline reload
 def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_running_again(app, agent_server):
     """Answered while offline (kept in IndexedDB, not delivered), then the page is reloaded offline:
     the new page finds the server still waiting on that interrupt and sends the kept envelope; the

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+import pytest
+
 import build
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Rust on the east railing"],
@@ -27,6 +29,7 @@ TRY_SINK = """(code) => { try { (0, eval)('0'); } catch (e) { /* eval is refused
   return out; }"""
 
 
+@pytest.mark.browser_context_args(service_workers="allow")  # the worker registers under the app's policy
 def test_trusted_types_refuse_page_script_html_while_the_app_renders(app):
     page = app.open().page
     csp = page.locator("meta[http-equiv='Content-Security-Policy']").get_attribute("content")

@@ -9,6 +9,8 @@ from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
 
+pytestmark = pytest.mark.browser_context_args(service_workers="allow")  # these tests are about the service worker
+
 
 def test_boots_under_a_sub_path(page, agent_server, watch):
     server = build.serve_static(build.ensure_built(), 0, base="/field/sitewalk/")

@@ -7,9 +7,12 @@ import json
 import struct
 import urllib.parse
 
+import pytest
 from conftest_helpers import BOOT_TIMEOUT_MS, poll
 
 import build
+
+pytestmark = pytest.mark.browser_context_args(service_workers="allow")  # an installable app has its worker
 
 BASE = "/field/sitewalk/"
 FETCH_JS = """async (url) => { const r = await fetch(url);
