@@ -64,6 +64,20 @@ def delete_output_dir():
     starting late would delete the screens another worker has saved. It is emptied once, below."""
 
 
+def pytest_collection_modifyitems(items):
+    """The e2e tests marked `long_wait` run first among the e2e tests. A worker takes its tests in
+    collection order, so a test that spends most of a minute waiting (a throttled phone network, a
+    stall or a timeout running out) started last would hold the run's end while the other workers
+    sit idle; started first, the others' tests run beside it. Unit tests stay before every e2e test
+    (docs/testing.md: a worker runs no asyncio.run() after Playwright)."""
+    def e2e(item: pytest.Item) -> bool:
+        return "e2e" in item.path.parts
+
+    waiting = [i for i in items if e2e(i) and i.get_closest_marker("long_wait")]
+    items[:] = ([i for i in items if not e2e(i)] + waiting
+                + [i for i in items if e2e(i) and not i.get_closest_marker("long_wait")])
+
+
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):  # the one process that is not an xdist worker
         shutil.rmtree(session.config.getoption("--output", "test-results"), ignore_errors=True)

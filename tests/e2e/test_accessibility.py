@@ -151,6 +151,7 @@ def test_the_review_cards(app, screens, script):
     screens.assert_clean()
 
 
+@pytest.mark.long_wait  # about 21s, mostly waiting on the screens' runs
 def test_the_device_request_a_refused_screen_and_the_confirm_button_screen(app, screens):
     """Three inspections in one page (one boot: the suite is CPU-bound)."""
     app.open()

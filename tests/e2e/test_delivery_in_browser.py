@@ -284,6 +284,7 @@ def _screen_through_a_broken_connection(app, inspection_id: str, pace_ms: int, b
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
 
 
+@pytest.mark.long_wait  # about 20s, mostly waiting on the cut stream's rejoin
 def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_for, agent_server):
     from tcp_relay import TcpRelay
 
@@ -303,6 +304,7 @@ def test_a_connection_cut_while_a_screen_streams_is_rejoined_where_it_broke(app_
         relay.close()
 
 
+@pytest.mark.long_wait  # about 30s, mostly waiting on the stream's stall limit
 def test_a_connection_that_goes_silent_mid_stream_is_given_up_and_rejoined(app_for, agent_server):
     from tcp_relay import TcpRelay
 

@@ -48,6 +48,7 @@ def _runs_started(app, thread_ids: set[str]) -> list[str]:
     return started
 
 
+@pytest.mark.long_wait  # about 50s, mostly waiting on the phone's throttled network
 def test_typing_and_start_before_python_is_ready_on_a_phone(app):
     page = app.page
     _throttle(page)

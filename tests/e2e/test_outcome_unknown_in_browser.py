@@ -13,6 +13,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
@@ -44,6 +45,7 @@ def _trail(app, thread_id: str) -> list[dict]:
     return [v for k, v in sorted(items) if k != HEAD_KEY]
 
 
+@pytest.mark.long_wait  # about 18s, mostly waiting on the order's timeout
 def test_a_timed_out_order_is_shown_outcome_unknown_then_reconciled(app, workorders_db):
     inspection = f"inspection-79-{uuid.uuid4().hex[:8]}"
     app.open()

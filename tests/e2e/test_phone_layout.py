@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
 from conftest_helpers import PHONE, poll
 
 NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
@@ -96,6 +97,7 @@ def _new_inspection(app, note: str = "", seed=None) -> str:
     return inspection
 
 
+@pytest.mark.long_wait  # about 20s, mostly waiting on the walk's questions
 def test_what_waits_for_the_inspector_comes_into_view_with_the_focus(app):
     app.page.set_viewport_size(PHONE)
     page = app.open().page

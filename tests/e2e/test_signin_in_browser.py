@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
 from signin_helpers import ANA, BEN
 
 THREAD_SETTING = "sitewalk:current-thread"
@@ -23,6 +24,7 @@ def _requests_to(app, after: int) -> list:
     return [r for r in app.watch.requests[after:] if r.url.startswith(app.server_url) and r.method != "OPTIONS"]
 
 
+@pytest.mark.long_wait  # about 21s, mostly waiting on two devices' runs
 def test_two_inspectors_see_and_open_only_their_own_inspections(auth_app, another_device):
     inspection = f"inspection-91-{uuid.uuid4().hex[:8]}"
     ana, page = auth_app, auth_app.page

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
 from playwright.sync_api import expect
 
 DRAFT = {"site": "Pier 6, east quay", "inspector": "Ana Ruiz", "findings": ["Cracked kerb"], "risk": "medium"}
@@ -73,6 +74,7 @@ def test_a_device_request_is_waiting_for_your_answer_and_the_run_then_done(app):
     assert app.tool_call("get_current_location").get_attribute("data-state") == "failed"  # declined
 
 
+@pytest.mark.long_wait  # about 21s, mostly waiting on the run being cancelled
 def test_a_run_the_inspector_cancels_is_cancelled_in_both_places(app):
     """Cancel while the run goes (the server's run is cancelled, action=interrupt): the list said "done"."""
     inspection = _inspection("inspection-305")
