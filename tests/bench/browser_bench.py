@@ -16,6 +16,10 @@ import build  # noqa: E402
 # Run Python in the booted app's Pyodide; the result comes back as a string (or null).
 RUN_PY = ("async (code) => { const r = await window.__sitewalkPyodide.runPythonAsync(code);"
           " return r === undefined ? null : String(r); }")
+# The tests' in-memory store (tests/memory_storage.py, not shipped in the app) put beside the page's
+# Python, where `import memory_storage` finds it (the working folder is on sys.path).
+PUT_MODULE = "([name, source]) => window.__sitewalkPyodide.FS.writeFile(name, source)"
+MEMORY_STORAGE = ROOT / "tests" / "memory_storage.py"
 
 
 def med(xs):
@@ -36,6 +40,7 @@ def booted_app_page(agent_server: str, setup_python: str):
             page.set_default_timeout(120_000)
             page.goto(build.app_url(static.url, agent_server))
             page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+            page.evaluate(PUT_MODULE, [MEMORY_STORAGE.name, MEMORY_STORAGE.read_text()])
             page.evaluate(RUN_PY, setup_python)
             yield page
             browser.close()
