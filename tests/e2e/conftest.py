@@ -7,6 +7,7 @@ the agent server, and no console error, uncaught page error or Python traceback 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,7 +22,11 @@ sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_slots import browser_slot  # noqa: E402
 from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, poll, save_screen  # noqa: E402
+
+# How many e2e tests drive Chromium at once (browser_slots.py); `./sw test` runs more workers than this.
+BROWSER_SLOTS = int(os.environ.get("SITEWALK_BROWSER_SLOTS", "4"))
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +57,19 @@ def site():
 
 
 @pytest.fixture(autouse=True)
-def watch(request):
+def browser_turn(request, tmp_path_factory):
+    """On a pytest-xdist worker, the test waits for one of BROWSER_SLOTS slots shared by all workers
+    (browser_slots.py), so that the extra workers that speed up the waiting unit tests do not crowd
+    two cores with browsers. A `long_wait` test mostly waits, so it takes no slot."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or request.node.get_closest_marker("long_wait"):
+        yield
+        return
+    with browser_slot(tmp_path_factory.getbasetemp().parent / "browser-slots", BROWSER_SLOTS):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def watch(request, browser_turn):
     """The BrowserWatch of the test's browser context (None for a test without a page). The site and
     the agent server the test uses are allowed; a test serving a site of its own calls `watch.allow`."""
     if "page" not in request.fixturenames:
