@@ -30,11 +30,12 @@ RUNS = 7
 SITEWALK = r'''
 import json, js
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
+from sitewalk.bridge.fetch import BrowserTransport
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from memory_storage import MemoryStore
 
 async def _sitewalk_roundtrip(server):
-    client = AgentServerClient(server)
+    client = AgentServerClient(server, transport=BrowserTransport())  # as the app makes it
     registry = HeadlessToolRegistry()
     registry.register("read_local_draft", read_local_draft(MemoryStore(
         {draft_key("inspection-42"): json.dumps({"site": "Pier 4", "risk": "medium"})})))
