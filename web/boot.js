@@ -25,7 +25,7 @@
 //                                     (bridge/dom.py); boot.js registers sw.js with it
 //   Timings (performance.now(), ms since navigation start) are recorded on
 //   window.__sitewalkBoot = {start, configRead, pyodideReady, packagesLoaded,
-//   appStarting, appStarted}; document.body.dataset.ready = "1" when interactive.
+//   appStarting, appStarted, seenInspections}; document.body.dataset.ready = "1" when interactive.
 
 const boot = (window.__sitewalkBoot = { start: performance.now() });
 const SITE = new URL("./", import.meta.url); // the site root, also under a sub-path
@@ -275,6 +275,57 @@ async function installRest(pyodide, rest, keptPromise) {
   }
 }
 
+// ---------------------------------------------------------------- the list as last read
+// The app keeps each list of inspections it draws (sitewalk/ui/seen_inspections.py); this draws it at first
+// paint, long before Python is up on a phone. Each row is the build's row template (rendered from the app's
+// own inspections.j2) with its "@sw:..." placeholders swapped for the row's values, in one pass, as attribute
+// values and text (never as markup). Its buttons wait for the app, which draws the list anew once read.
+const SEEN_KEY = "sitewalk:inspections-seen";
+const PLACEHOLDERS = /@sw:[a-z-]+/g;
+
+function seenRecord(server) {
+  let seen;
+  try {
+    seen = JSON.parse(localStorage.getItem(SEEN_KEY) ?? "null");
+  } catch (err) {
+    console.warn("Sitewalk: the list of inspections kept on this device is unreadable; it is read anew", err);
+    return null;
+  }
+  const rowsOk = Array.isArray(seen?.rows) && seen.rows.every((row) => row !== null && typeof row === "object");
+  return seen?.v === 1 && seen.server === server && rowsOk && seen.rows.length ? seen : null;
+}
+
+function seenRow(template, fields) {
+  const fill = (text) => text.replace(PLACEHOLDERS, (name) => (name in fields ? String(fields[name]) : name));
+  const row = template.content.firstElementChild.cloneNode(true);
+  for (const el of [row, ...row.querySelectorAll("*")]) {
+    for (const attr of el.attributes) attr.value = fill(attr.value);
+    for (const node of el.childNodes) if (node.nodeType === Node.TEXT_NODE) node.data = fill(node.data);
+    if (el.localName === "button") el.disabled = true;
+  }
+  return row;
+}
+
+function readAtWords(readAt) {
+  const when = new Date(readAt);
+  if (Number.isNaN(when.getTime())) return "earlier";
+  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return when.toDateString() === new Date().toDateString() ? `at ${time}` : `on ${when.toLocaleDateString()} ${time}`;
+}
+
+async function showSeenInspections(configPromise) {
+  const config = await configPromise;
+  const list = $("sw-inspections");
+  const template = $("sw-inspection-row");
+  const caption = $("sw-inspections-seen");
+  const seen = seenRecord(config.agentServerUrl);
+  if (!seen || !list || !template || !caption || boot.appStarting !== undefined) return;
+  list.replaceChildren(...seen.rows.map((fields) => seenRow(template, fields)));
+  caption.textContent = `As last read ${readAtWords(seen.readAt)}: opened once Sitewalk has read them again.`;
+  caption.hidden = false;
+  boot.seenInspections = performance.now();
+}
+
 function loadError(what, detail) {
   const err = new Error(`Could not load ${what}.`);
   err.stack = detail;
@@ -284,6 +335,7 @@ function loadError(what, detail) {
 async function start() {
   shell.setProgress(0.02, "Loading…");
   const configPromise = readConfig();
+  showSeenInspections(configPromise).catch((err) => console.warn("Sitewalk: the list last read is not shown", err));
   const { default: bundle } = await import("./bundle.mjs");
   boot.version = bundle.version;
   const archive = bundle.archive;

@@ -31,6 +31,11 @@ class Inspection:
     updated_at: str
     status: InspectionStatus
 
+    @property
+    def updated_text(self) -> str:
+        """When it last changed, as the list shows it: "2026-12-05 19:04:16" (the server's time zone)."""
+        return self.updated_at[:19].replace("T", " ")
+
     @classmethod
     def of(cls, thread: dict[str, Any], state: dict[str, Any] | None = None,
            newest_run: dict[str, Any] | None = None) -> Inspection:

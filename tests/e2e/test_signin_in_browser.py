@@ -103,11 +103,15 @@ def test_a_refused_token_shows_a_typed_error_and_loses_nothing_and_sign_out_forg
     page.click("#sw-start")  # the same fields, now signed in
     app.wait_finished("inspection-93")
 
+    page.wait_for_function("localStorage.getItem('sitewalk:inspections-seen')?.includes('inspection-93')")
     with page.expect_navigation():
         page.click("#sw-sign-out")
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_selector("#sw-signin-form")  # reloaded, signed out: the server asks again
     assert app.local_storage(kept[0]) is None and app.local_storage(THREAD_SETTING) is None
+    # Nor does the next visit list Ana's inspections before the app is up (boot.js draws what was kept).
+    assert app.local_storage("sitewalk:inspections-seen") is None
+    assert page.locator("#sw-inspections li[data-thread-id]").count() == 0
 
 
 def test_without_sign_in_on_the_server_no_form_shows_and_no_token_is_sent(app):

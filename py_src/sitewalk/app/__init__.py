@@ -25,6 +25,7 @@ from ..session.stuck_limits import stall_limit, stuck_policy
 from ..signin import SignIn
 from ..site_policy import ServerNotAllowed, check_server
 from ..ui.first_screen import first_screen
+from ..ui.seen_inspections import KEY as SEEN_KEY
 from .audit_view import AuditView
 from .composer import Composer
 from .device_tools import DeviceTools
@@ -105,7 +106,9 @@ async def _signed_in(client: AgentServerClient, sessions: Sessions, listed: Insp
 
 
 def _signed_out() -> None:
-    storage.LocalStorageStore().remove(THREAD_SETTING)  # the open inspection was the signed-out inspector's
+    settings = storage.LocalStorageStore()
+    settings.remove(THREAD_SETTING)  # the open inspection was the signed-out inspector's
+    settings.remove(SEEN_KEY)  # and so was the list kept for the next visit's first paint
     dom.reload()
 
 

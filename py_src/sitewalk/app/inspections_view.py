@@ -1,24 +1,30 @@
 """The list of this device's inspections: paged ("More"), each opened with one press.
 
 The device id is random, made once and kept in localStorage; the app puts it into each new thread's
-metadata, and the list finds the threads by it (`sitewalk.inspections`).
+metadata, and the list finds the threads by it (`sitewalk.inspections`). Each list drawn is also kept on the
+device, for the next visit to show before Python is up (`sitewalk.ui.seen_inspections`).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from ..agentserver.client import AgentServerClient
+from ..base.device_errors import StorageError
 from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, storage, tasks
 from ..inspections import Inspection, InspectionList
+from ..ui.seen_inspections import KEY as SEEN_KEY
+from ..ui.seen_inspections import seen_record
 from ..ui.templating import render_template
 
 __all__ = ["DEVICE_SETTING", "InspectionsView", "device_id"]
 
 DEVICE_SETTING = "sitewalk:device-id"
+SEEN_CAPTION = "sw-inspections-seen"  # says when the list boot.js drew was read
 
 
 def device_id() -> str:
@@ -73,6 +79,17 @@ class InspectionsView:
         dom.set_html("sw-inspections", render_template("inspections.j2", entries=self.list.entries,
                                                         current=self.current()))
         dom.element("sw-inspections-more").hidden = not self.list.has_more
+        dom.element(SEEN_CAPTION).hidden = True  # the list is read now, not as last read
+        self._keep()
+
+    def _keep(self) -> None:
+        """Keep the list drawn for the next visit's first paint. A copy only: a device that cannot keep it
+        (storage full, or off) shows the list once read, as before."""
+        record = seen_record(self.client.base_url, self.list.entries, datetime.now(UTC).isoformat())
+        try:
+            storage.LocalStorageStore().set(SEEN_KEY, record)
+        except StorageError as exc:
+            tasks.log_error(f"sitewalk: the list of inspections is not kept for the next visit: {exc}")
 
     async def _on_click(self, event: Any) -> None:
         button = dom.closest(event.target, "button[data-thread-id]")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import js
-from pyodide.ffi import create_proxy
+from pyodide.ffi import JsException, create_proxy
 
 from ..base.device_errors import StorageError
 from .tasks import destroy_later, keep
@@ -28,7 +28,11 @@ class LocalStorageStore:
         return value if isinstance(value, str) else None
 
     def set(self, key: str, value: str) -> None:
-        js.localStorage.setItem(key, value)
+        """Keep `value`; StorageError when the browser refuses (storage full, or off for this site)."""
+        try:
+            js.localStorage.setItem(key, value)
+        except JsException as exc:  # QuotaExceededError, SecurityError
+            raise StorageError(f"localStorage refused {key!r}: {exc}") from None
 
     def remove(self, key: str) -> None:
         js.localStorage.removeItem(key)

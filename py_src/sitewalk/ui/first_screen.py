@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from ..base.trusted import TemplateHtml
+from .seen_inspections import PLACEHOLDER
 from .templating import render_template
 
 __all__ = ["TEMPLATE", "first_screen"]
@@ -23,7 +24,7 @@ TEMPLATE = "app.j2"
 
 def first_screen() -> TemplateHtml:
     """The first screen's HTML: the same for the build and the app (it takes no context)."""
-    return render_template(TEMPLATE)
+    return render_template(TEMPLATE, seen_row=PLACEHOLDER)  # the row boot.js fills from the list last read
 
 
 if __name__ == "__main__":

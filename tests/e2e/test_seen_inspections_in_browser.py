@@ -1,0 +1,88 @@
+"""The inspections as last read, at first paint: the next visit lists them before Python is up (boot.js draws
+the record the app kept), their buttons waiting for the app, under a line saying when they were read. When the
+agent server cannot be read they stay; once read, the app's own list replaces them. A record that is unreadable
+or from another server is not drawn, and loses nothing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from sitewalk_build.bench import PHONE
+
+SEEN = "sitewalk:inspections-seen"  # sitewalk/ui/seen_inspections.py KEY
+SEARCH = "**/threads/search"
+ROWS = """() => [...document.querySelectorAll('#sw-inspections li[data-thread-id]')].map((li) => ({
+  id: li.querySelector('button').dataset.inspectionId, disabled: li.querySelector('button').disabled,
+  status: li.dataset.status, words: li.querySelector('.sw-inspection-status').textContent}))"""
+PLACEHOLDER_ROW = "#sw-inspections li.sw-cp-meta"  # "Listed once Sitewalk has reached the agent server."
+
+
+@pytest.fixture
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, **PHONE.context}
+
+
+def _reload_without_the_list(app) -> None:
+    """Reload while the list cannot be read: the search's connection drops (the rest of the server answers)."""
+    app.page.route(SEARCH, lambda route: route.abort())
+    app.page.reload()
+    app.page.wait_for_selector("body[data-ready='1']")
+    app.page.locator("#sw-status", has_text="Could not list this device's inspections").wait_for()
+
+
+def test_the_inspections_last_read_are_listed_at_first_paint_until_read_again(app):
+    app.expect_console_error(r"Failed to load resource|ERR_FAILED")  # Chromium logs each dropped search
+    page = app.page
+    inspection_id = f"inspection-seen-{uuid.uuid4().hex[:8]}"
+    app.open()
+    app.start(inspection_id)
+    listed = page.locator(f"#sw-inspections button[data-inspection-id='{inspection_id}']")
+    listed.wait_for()
+    kept = json.loads(app.local_storage(SEEN))
+    assert kept["server"] == app.server_url and kept["rows"][0]["@sw:inspection-id"] == inspection_id
+
+    _reload_without_the_list(app)
+    boot = page.evaluate("window.__sitewalkBoot")
+    assert boot["seenInspections"] < boot["pyodideReady"], boot  # drawn before Python was up
+    rows = page.evaluate(ROWS)
+    assert [row["id"] for row in rows] == [inspection_id]
+    assert rows[0]["disabled"], "a row drawn before the app must wait for it"
+    assert rows[0]["status"] == kept["rows"][0]["@sw:status"]
+    assert rows[0]["words"] == kept["rows"][0]["@sw:status-words"]
+    assert "@sw:" not in page.inner_html("#sw-inspections")
+    caption = page.locator("#sw-inspections-seen")
+    assert caption.is_visible() and caption.inner_text().startswith("As last read at "), caption.inner_text()
+    page.locator("#sw-tab-inspections").click()
+    app.screenshot("as-last-read")
+
+    page.unroute(SEARCH)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_function(f"!document.querySelector(\"#sw-inspections button[data-inspection-id='{inspection_id}']\")"
+                           ".disabled")  # the app's own list, read again
+    assert not caption.is_visible()
+
+
+def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps_a_new_one(app):
+    app.expect_console_error(r"Failed to load resource|ERR_FAILED")
+    page = app.page
+    app.open()
+    foreign = {"v": 1, "server": "http://127.0.0.1:9", "readAt": "2026-12-05T19:00:00+00:00",
+               "rows": [{"@sw:inspection-id": "another-servers-inspection"}]}
+    for record in ("{not json", json.dumps(foreign), json.dumps({**foreign, "server": app.server_url, "v": 2}),
+                   json.dumps({**foreign, "server": app.server_url, "rows": [None]})):
+        app.seed(SEEN, record)
+        _reload_without_the_list(app)
+        assert page.locator(PLACEHOLDER_ROW).is_visible(), record
+        assert page.evaluate(ROWS) == [], record
+        assert not page.locator("#sw-inspections-seen").is_visible()
+        assert app.local_storage(SEEN) == record  # nothing read anew yet: the record is as it was
+    page.unroute(SEARCH)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_function(f"JSON.parse(localStorage.getItem('{SEEN}') || 'null')?.readAt !== {foreign['readAt']!r}")
+    kept = json.loads(app.local_storage(SEEN))
+    assert (kept["v"], kept["server"], kept["rows"]) == (1, app.server_url, [])  # a new device: none yet
