@@ -292,7 +292,8 @@ function seenRecord(server) {
     return null;
   }
   const rowsOk = Array.isArray(seen?.rows) && seen.rows.every((row) => row !== null && typeof row === "object");
-  return seen?.v === 1 && seen.server === server && rowsOk && seen.rows.length ? seen : null;
+  const ours = seen?.v === 1 && seen.server === server && typeof seen.readAt === "string";
+  return ours && rowsOk && seen.rows.length ? seen : null;
 }
 
 function seenRow(template, fields) {
@@ -306,13 +307,6 @@ function seenRow(template, fields) {
   return row;
 }
 
-function readAtWords(readAt) {
-  const when = new Date(readAt);
-  if (Number.isNaN(when.getTime())) return "earlier";
-  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return when.toDateString() === new Date().toDateString() ? `at ${time}` : `on ${when.toLocaleDateString()} ${time}`;
-}
-
 async function showSeenInspections(configPromise) {
   const config = await configPromise;
   const list = $("sw-inspections");
@@ -321,7 +315,9 @@ async function showSeenInspections(configPromise) {
   const seen = seenRecord(config.agentServerUrl);
   if (!seen || !list || !template || !caption || boot.appStarting !== undefined) return;
   list.replaceChildren(...seen.rows.map((fields) => seenRow(template, fields)));
-  caption.textContent = `As last read ${readAtWords(seen.readAt)}: opened once Sitewalk has read them again.`;
+  // The time as the rows give theirs (sitewalk.inspections.Inspection.updated_text), to the minute.
+  const readAt = seen.readAt.slice(0, 16).replace("T", " ");
+  caption.textContent = `As last read ${readAt}: opened once Sitewalk has read them again.`;
   caption.hidden = false;
   boot.seenInspections = performance.now();
 }
