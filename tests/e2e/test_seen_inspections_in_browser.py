@@ -88,3 +88,25 @@ def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps
     page.wait_for_function(f"JSON.parse(localStorage.getItem('{SEEN}') || 'null')?.readAt !== {foreign['readAt']!r}")
     kept = json.loads(app.local_storage(SEEN))
     assert (kept["v"], kept["server"], kept["rows"]) == (1, app.server_url, [])  # a new device: none yet
+
+
+# localStorage refuses the copy, as a full or switched-off storage does (a DOMException from setItem).
+REFUSE_THE_COPY = """(() => { const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (key === 'sitewalk:inspections-seen') throw new DOMException('the quota has been exceeded', 'QuotaExceededError');
+    return setItem.call(this, key, value); }; })()"""
+
+
+def test_a_device_that_refuses_the_copy_lists_the_inspections_as_read_and_says_why_in_the_console(app):
+    # The typed StorageError names the key; Pyodide's text for the DOMException spans lines.
+    app.expect_console_error(r"(?s)not kept for the next visit: localStorage refused 'sitewalk:inspections-seen'"
+                             r".*QuotaExceededError")
+    page = app.page
+    page.add_init_script(REFUSE_THE_COPY)
+    inspection_id = f"inspection-unkept-{uuid.uuid4().hex[:8]}"
+    app.open()
+    app.start(inspection_id)
+    page.locator(f"#sw-inspections button[data-inspection-id='{inspection_id}']:not([disabled])").wait_for()
+    assert app.local_storage(SEEN) is None
+    assert any("not kept for the next visit" in text for text in app.watch.console_errors), app.watch.console_errors
+    assert page.locator("#sw-status").inner_text().startswith(f"Inspection {inspection_id}: ")  # the run went on
