@@ -93,7 +93,8 @@ def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps
 # localStorage refuses the copy, as a full or switched-off storage does (a DOMException from setItem).
 REFUSE_THE_COPY = """(() => { const setItem = Storage.prototype.setItem;
   Storage.prototype.setItem = function (key, value) {
-    if (key === 'sitewalk:inspections-seen') throw new DOMException('the quota has been exceeded', 'QuotaExceededError');
+    if (key === 'sitewalk:inspections-seen')
+      throw new DOMException('the quota has been exceeded', 'QuotaExceededError');
     return setItem.call(this, key, value); }; })()"""
 
 
