@@ -41,8 +41,10 @@ def origin(url: str) -> str:
 
 
 def poll(page, expression: str, timeout_s: float = 120.0, interval_s: float = 0.2) -> None:
-    """Wait until a JS expression is true. page.wait_for_function evaluates strings, which the
-    site's CSP (no unsafe-eval) forbids; page.evaluate runs through the devtools protocol."""
+    """Wait until a JS expression is true. Not page.wait_for_function: it `eval`s a string predicate on
+    each poll, and the site's CSP (no unsafe-eval) refuses an eval from the page's own timers, so such a
+    wait passes only when its first check, run through the devtools protocol, is already true (a slower
+    server turns it into an EvalError). page.evaluate always runs through the devtools protocol."""
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
         if time.monotonic() > deadline:

@@ -6,6 +6,7 @@ import json
 import uuid
 
 import httpx
+from conftest_helpers import poll
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Rust on the east railing"],
          "risk": "low"}
@@ -112,7 +113,7 @@ def test_the_list_shows_this_devices_inspections_and_opens_the_older_one(app):
     app.start(older)
     app.start(newer)
     items = page.locator("#sw-inspections li[data-thread-id]")
-    page.wait_for_function("(n) => document.querySelectorAll('#sw-inspections li[data-thread-id]').length >= n", arg=2)
+    poll(page, "document.querySelectorAll('#sw-inspections li[data-thread-id]').length >= 2")
     names = items.locator(".sw-open-inspection").all_inner_texts()
     assert names.index(newer) < names.index(older)  # newest first
     assert risk_of(page) == "Risk low"

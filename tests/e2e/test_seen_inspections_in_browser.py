@@ -9,6 +9,7 @@ import json
 import uuid
 
 import pytest
+from conftest_helpers import poll
 
 from sitewalk_build.bench import PHONE
 
@@ -63,8 +64,8 @@ def test_the_inspections_last_read_are_listed_at_first_paint_until_read_again(ap
     page.unroute(SEARCH)
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function(f"!document.querySelector(\"#sw-inspections button[data-inspection-id='{inspection_id}']\")"
-                           ".disabled")  # the app's own list, read again
+    poll(page, f"!document.querySelector(\"#sw-inspections button[data-inspection-id='{inspection_id}']\")"
+         ".disabled")  # the app's own list, read again
     assert not caption.is_visible()
 
 
@@ -85,7 +86,7 @@ def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps
     page.unroute(SEARCH)
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function(f"JSON.parse(localStorage.getItem('{SEEN}') || 'null')?.readAt !== {foreign['readAt']!r}")
+    poll(page, f"JSON.parse(localStorage.getItem('{SEEN}') || 'null')?.readAt !== {foreign['readAt']!r}")
     kept = json.loads(app.local_storage(SEEN))
     assert (kept["v"], kept["server"], kept["rows"]) == (1, app.server_url, [])  # a new device: none yet
 

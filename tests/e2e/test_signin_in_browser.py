@@ -12,6 +12,7 @@ import json
 import uuid
 
 import pytest
+from conftest_helpers import poll
 from signin_helpers import ANA, BEN
 
 THREAD_SETTING = "sitewalk:current-thread"
@@ -103,7 +104,7 @@ def test_a_refused_token_shows_a_typed_error_and_loses_nothing_and_sign_out_forg
     page.click("#sw-start")  # the same fields, now signed in
     app.wait_finished("inspection-93")
 
-    page.wait_for_function("localStorage.getItem('sitewalk:inspections-seen')?.includes('inspection-93')")
+    poll(page, "localStorage.getItem('sitewalk:inspections-seen')?.includes('inspection-93')")
     with page.expect_navigation():
         page.click("#sw-sign-out")
     page.wait_for_selector("body[data-ready='1']")
