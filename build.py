@@ -8,9 +8,9 @@
 
 ``build`` writes ``dist/``: the Pyodide core; the pinned pure wheels merged
 into one archive Python imports from in place (``wheels/site-packages.zip``,
-their dist-info and the wheels with native code in ``wheels/site-packages-unpacked.zip``,
-unpacked: a library loads at its first import), fetched by boot.js with subresource
-integrity; the project's own ``sitewalk`` wheel, with a lock file for it (installed by loadPackage); the
+their dist-info in ``wheels/site-packages-metadata.zip``), fetched by boot.js
+with subresource integrity; the wheels with native code and the project's own
+``sitewalk`` wheel, with a lock file for them (installed by loadPackage); the
 files of ``web/`` (but web/bench, the benchmark's pages), a service worker with its precache
 manifest and ``config.json``. The stdlib ships as what the app imports plus the rest, fetched on
 demand; every archive is stored and every file gets precompressed ``.br``/``.gz`` siblings

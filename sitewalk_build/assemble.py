@@ -41,10 +41,11 @@ from sitewalk_build.stdlib_split import (
     import_closure,
     split,
 )
+from sitewalk_build.unread import trim_wheel
 from sitewalk_build.wheels import (
     SITE_ARCHIVE,
+    SITE_METADATA,
     SITE_REST_ARCHIVE,
-    SITE_UNPACKED,
     build_app_wheel,
     build_site_archives,
     is_pure_wheel,
@@ -72,8 +73,7 @@ class Site:
     limits: dict[str, float] = field(default_factory=dict)  # config.json's run limits (LIMIT_KEYS), as given
     jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
     zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
-    native: Wheels = field(default_factory=list)  # wheels with native code, in the unpacked archive
-    installed: Wheels = field(default_factory=list)  # installed by loadPackage (the app's own)
+    installed: Wheels = field(default_factory=list)  # installed by loadPackage (native code; the app)
     app_wheel: Path | None = None  # the project's own wheel, built from app_src
     everything: dict[str, dict[str, Any]] = field(default_factory=dict)  # every package, as downloaded
     packages: dict[str, dict[str, Any]] = field(default_factory=dict)  # the shipped lock's packages
@@ -144,24 +144,23 @@ def copy_core(site: Site) -> None:
 
 def pack_wheels(site: Site) -> None:
     """Pure wheels ship as one archive that Python imports from (zipimport): nothing of them is
-    unpacked at boot. Wheels with native code (their .so must be on the file system) ship whole in a
-    second archive that boot.js unpacks, with the pure wheels' dist-info (wheels.build_site_archives:
-    their libraries load at first import). The app's own wheel (jinja2 reads its templates from
-    disk) is installed by loadPackage."""
+    unpacked at boot. Wheels with native code (their .so must be on the file system) and the app's
+    own wheel (jinja2 reads its templates from disk) are installed by loadPackage."""
     wheels_dir = site.staging / "wheels"
     wheels_dir.mkdir()
     site.zipped = [(spec, path) for spec, path in site.wheels if is_pure_wheel(path)]
-    site.native = [(spec, path) for spec, path in site.wheels if not is_pure_wheel(path)]
+    site.installed = [(spec, path) for spec, path in site.wheels if not is_pure_wheel(path)]
     site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch)
-    site.installed = [(site.app, site.app_wheel)]
-    build_site_archives(site.zipped, site.native, site.scratch / SITE_ARCHIVE, site.scratch / SITE_UNPACKED)
-    kept = site.app["name"] in site.bundle.get("keep_source", [])
-    site.ship(site.app_wheel, wheels_dir / site.app_wheel.name, site.site_packages, kept,
-              class_docstrings_only=True)
-    site.ship(site.scratch / SITE_UNPACKED, wheels_dir / SITE_UNPACKED, site.site_packages,
-              optimize=THIRD_PARTY_OPTIMIZE)
-    site.ship(site.scratch / SITE_ARCHIVE, wheels_dir / SITE_ARCHIVE, site.site_zip_path,
-              optimize=THIRD_PARTY_OPTIMIZE)
+    site.installed.append((site.app, site.app_wheel))
+    site_src = site.scratch / SITE_ARCHIVE
+    build_site_archives(site.zipped, site_src, wheels_dir / SITE_METADATA)
+    keep = site.bundle.get("keep_source", [])
+    for spec, path in site.installed:
+        kept = spec["name"] in keep
+        shipped = path if spec is site.app else trim_wheel(path, site.scratch / "trimmed" / path.name)
+        site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept),
+                  class_docstrings_only=spec is site.app)
+    site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path, optimize=THIRD_PARTY_OPTIMIZE)
 
 
 # Third-party Python (the pure packages, pydantic-core's Python files) is compiled without docstrings
@@ -170,6 +169,10 @@ def pack_wheels(site: Site) -> None:
 # tool manifest sends to the server (registry.manifest()): its modules' and functions' docstrings,
 # which nothing reads, are dropped, its classes' kept. Not the stdlib either: Python's own.
 THIRD_PARTY_OPTIMIZE = 2
+
+
+def _optimize(site: Site, spec: dict[str, Any], kept: bool) -> int:
+    return 0 if kept or spec is site.app else THIRD_PARTY_OPTIMIZE
 
 
 def compile_bytecode(site: Site) -> None:
@@ -184,12 +187,12 @@ def split_stdlib(site: Site) -> None:
     import needs it."""
     if not site.bundle.get("split_stdlib", True):
         return
-    # The closure run does what the boot does (loadPackage of the app's wheel, the unpacked archive
-    # unpacked), so Pyodide's own Python side counts by what that imports; the archives with their
+    # The closure run does what the boot does (loadPackage of the installed wheels, the metadata
+    # unpacked), so Pyodide's own Python side counts by what that imports; the wheels with their
     # sources, which the AST pass reads.
     wheels = [path for spec, path in site.installed]
     job = ClosureJob([site.scratch / SITE_ARCHIVE], wheels, site.app["imports"] + finder_imports(),
-                     site.scratch / SITE_ARCHIVE, unpack=[site.scratch / SITE_UNPACKED],
+                     site.scratch / SITE_ARCHIVE, unpack=[site.staging / "wheels" / SITE_METADATA],
                      site_packages=site.site_packages, not_at_boot=site.bundle.get("not_at_boot", []))
     site.closure = import_closure(job, site.core, site.cache)
     site.stdlib_rest = _split_archive(site, site.staging / "pyodide" / "python_stdlib.zip", site.closure.stdlib,
@@ -221,12 +224,12 @@ def _split_archive(site: Site, shipped: Path, needed: list[str], rest: Path, boo
 
 def write_pyodide_lock(site: Site) -> None:
     """Every package of the bundle, with its full dependencies (the install order, and the bare
-    baseline's lock); the lock Sitewalk ships lists the installed wheel only, its dependencies
-    being met by the archive on sys.path and the unpacked one."""
+    baseline's lock); the lock Sitewalk ships lists the installed wheels only, their dependencies
+    on archived packages being met by the archive on sys.path."""
     site.everything = {canonical(spec["name"]): lock_entry(spec, path.name, sha256(path))
                        for spec, path in site.archives}
     check_closed(site.everything)
-    in_archive = {canonical(spec["name"]) for spec, _ in site.zipped + site.native}
+    in_archive = {canonical(spec["name"]) for spec, _ in site.zipped}
     for spec, path in site.installed:
         key = canonical(spec["name"])
         site.packages[key] = dict(site.everything[key], sha256=sha256(site.staging / "wheels" / path.name),
@@ -250,7 +253,7 @@ def copy_web(site: Site) -> None:
 def describe_boot(site: Site) -> None:
     """What boot.js loads (bundle.mjs, written once its version is known) and config.json."""
     order = install_order(site.everything)
-    archived = {canonical(spec["name"]) for spec, _ in site.zipped + site.native}
+    archived = {canonical(spec["name"]) for spec, _ in site.zipped}
     wheels_dir = site.staging / "wheels"
     site.boot = {
         "version": "",  # the version of the whole site, filled in by stamp_version
@@ -261,8 +264,8 @@ def describe_boot(site: Site) -> None:
             "file": f"wheels/{SITE_ARCHIVE}",
             "integrity": sri(wheels_dir / SITE_ARCHIVE),
             "path": site.site_zip_path,
-            "unpacked": f"wheels/{SITE_UNPACKED}",  # unpacked into site_packages
-            "unpackedIntegrity": sri(wheels_dir / SITE_UNPACKED),
+            "metadata": f"wheels/{SITE_METADATA}",  # unpacked into site_packages
+            "metadataIntegrity": sri(wheels_dir / SITE_METADATA),
             "sitePackages": site.site_packages,
             "packages": [key for key in order if key in archived],
         },
@@ -296,7 +299,7 @@ def fill_index(site: Site) -> None:
         '<link rel="preload" href="pyodide-lock.json" as="fetch" crossorigin>',
     ]
     archive = site.boot["archive"]
-    fetched = [archive["file"], archive["unpacked"]] + [site.packages[k]["file_name"] for k in site.boot["wheels"]]
+    fetched = [archive["file"], archive["metadata"]] + [site.packages[k]["file_name"] for k in site.boot["wheels"]]
     preload += [f'<link rel="preload" href="{href}" as="fetch" crossorigin>' for href in fetched]
     index = site.staging / "index.html"
     html = index.read_text().replace("%SITEWALK_CSP%", csp(site.server_url))

@@ -2,11 +2,10 @@
 
 stdlib_split.py hands this file's text to Pyodide's ``runPython`` (through pyc_driver.mjs), then
 calls ``run(job_path)``. Before that the driver has done what boot.js does before the app runs:
-started Pyodide, installed the app's wheel with its loadPackage and unpacked the archive of what
-must be on the file system (wheels.SITE_UNPACKED) with its unpackArchive; whatever Pyodide's Python
-side imported for that is in ``sys.modules`` already. The job names archives on sys.path (the host is
-mounted at /host; one of them is the pure packages' archive, ``site``) and root packages: the app (and
-the finder the boot archive carries).
+started Pyodide, installed the wheels with its loadPackage and unpacked the pure packages' metadata
+with its unpackArchive; whatever Pyodide's Python side imported for that is in ``sys.modules``
+already. The job names archives on sys.path (the host is mounted at /host; one of them is the pure
+packages' archive, ``site``) and root packages: the app (and the finder the boot archive carries).
 Every module of every root is imported. Then every ``import`` statement in the source of every module
 loaded from outside the stdlib (the roots, and the dependencies they reached: pydantic, jinja2...)
 is imported too, transitively, also inside functions (which run only later; not under

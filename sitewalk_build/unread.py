@@ -6,11 +6,17 @@
 - A software bill of materials (``.dist-info/sboms/``, PEP 770): for auditing the wheel, not for
   running it.
 
-License files stay: the licenses ship with the code. The archives that carry them (wheels.py) are
-hashed for the integrity check later, as shipped.
+License files stay: the licenses ship with the code. A wheel installed by Pyodide's loadPackage is
+rewritten with a RECORD that lists what it still holds (loadPackage unpacks the wheel and reads
+neither stubs nor SBOM); the lock's sha256 and the integrity are computed later, on the shipped file.
 """
 
 from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from sitewalk_build.digests import record_hash, write_entry
 
 
 def metadata_headers(data: bytes) -> bytes:
@@ -28,3 +34,19 @@ def is_unread(name: str) -> bool:
     folder, _, _ = name.partition("/")
     return name.endswith(".pyi") or (folder.endswith(".dist-info") and name.startswith(folder + "/sboms/"))
 
+
+def trim_wheel(src: Path, out: Path) -> Path:
+    """``src`` without its unread files and its METADATA body, with a RECORD of what it holds; returns ``out``."""
+    with zipfile.ZipFile(src) as zin:
+        names = [i.filename for i in zin.infolist() if not i.is_dir()]
+        record = next((n for n in names if n.endswith(".dist-info/RECORD") and n.count("/") == 1), None)
+        files = [(n, metadata_headers(zin.read(n)) if is_metadata(n) else zin.read(n))
+                 for n in names if n != record and not is_unread(n)]
+    if record:
+        rows = "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in files) + f"{record},,\n"
+        files.append((record, rows.encode()))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in files:
+            write_entry(zf, name, data)
+    return out

@@ -1,5 +1,4 @@
-"""The project's own browser wheel, the pure wheels merged into the archive Python imports from in place, and
-what must be on the file system unpacked from one archive."""
+"""The project's own browser wheel, and the pure wheels merged into the archive Python imports from in place."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from sitewalk_build.errors import BuildError
 from sitewalk_build.unread import is_metadata, is_unread, metadata_headers
 
 SITE_ARCHIVE = "site-packages.zip"  # the pure packages' code, imported in place (zipimport)
-SITE_UNPACKED = "site-packages-unpacked.zip"  # their dist-info and the wheels with native code, unpacked
+SITE_METADATA = "site-packages-metadata.zip"  # their dist-info, unpacked into site-packages
 SITE_REST_ARCHIVE = "site-packages-rest.zip"  # their modules the app never imports, fetched on demand
 
 
@@ -92,28 +91,22 @@ def _is_metadata(name: str) -> bool:
     return name.split("/", 1)[0].endswith(".dist-info")
 
 
-def build_site_archives(wheels: list[tuple[dict[str, Any], Path]], native: list[tuple[dict[str, Any], Path]],
-                        code_out: Path, unpacked_out: Path) -> None:
-    """Merge the contents of verified wheels into two deterministic zips.
+def build_site_archives(wheels: list[tuple[dict[str, Any], Path]], code_out: Path, metadata_out: Path) -> None:
+    """Merge the contents of pure, verified wheels into two deterministic zips.
 
-    ``code_out`` holds the pure ``wheels``' packages, for zipimport. ``unpacked_out`` holds what must be
-    on the file system, unpacked into site-packages at boot: each pure wheel's dist-info
-    (importlib.metadata reads a dist-info on the file system cheaply, but one inside a zip on sys.path
-    costs it a parse of the whole METADATA: pydantic scans for plugins at its first model), and the
-    whole of each ``native`` wheel (an extension module is loaded from a file). Unpacked rather than
-    installed by loadPackage, which loads every shared library of a wheel as it installs it: a
-    library unpacked is loaded by the first import that needs it (pydantic-core's, 4.7 MB of wasm,
-    when the inspector first starts an inspection, not before the first screen).
-    Two wheels providing the same file is an error; RECORDs are left out (they list files installed
-    by an installer; nothing reads them at run time). What the runtime never reads is left out
+    ``code_out`` holds the packages, for zipimport. ``metadata_out`` holds
+    each wheel's dist-info (but RECORD, which lists files installed on disk):
+    importlib.metadata reads a dist-info on the file system cheaply, but one
+    inside a zip on sys.path costs it a parse of the whole METADATA (pydantic
+    scans for plugins at its first model), so it is unpacked at boot instead.
+    Two wheels providing the same file is an error. What the runtime never reads is left out
     (unread.py: stubs, SBOMs, METADATA bodies).
     """
     entries = {name: (wheel, metadata_headers(data) if is_metadata(name) else data)
-               for name, (wheel, data) in _merged_entries(wheels + native).items() if not is_unread(name)}
-    native_names = {spec["name"] for spec, _ in native}
+               for name, (wheel, data) in _merged_entries(wheels).items() if not is_unread(name)}
     parts: tuple[tuple[Path, Callable[[str], bool]], ...] = (
-        (code_out, lambda n: entries[n][0] not in native_names and not _is_metadata(n)),
-        (unpacked_out, lambda n: entries[n][0] in native_names or _is_metadata(n)),
+        (code_out, lambda n: not _is_metadata(n)),
+        (metadata_out, _is_metadata),
     )
     for out, keep in parts:
         out.parent.mkdir(parents=True, exist_ok=True)

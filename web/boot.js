@@ -169,9 +169,8 @@ function canonical(name) {
 // ---------------------------------------------------------------- boot
 // The pure packages come as one archive that Python imports from in place
 // (zipimport): fetched with subresource integrity while Python starts,
-// written to the file system and put on sys.path, never unpacked. A second
-// archive is unpacked into site-packages: their dist-info and the packages
-// with native code, whose libraries load at their first import (not here).
+// written to the file system and put on sys.path, never unpacked. Their
+// dist-info (small) comes in a second archive, unpacked into site-packages.
 async function fetchVerified(file, integrity, what) {
   let resp;
   try {
@@ -192,7 +191,7 @@ function fetchArchive(archive) {
   const what = `${archive.file} (${archive.packages.join(", ")})`;
   const both = Promise.all([
     fetchVerified(archive.file, archive.integrity, what),
-    fetchVerified(archive.unpacked, archive.unpackedIntegrity, `${archive.unpacked} (${archive.packages.join(", ")})`),
+    fetchVerified(archive.metadata, archive.metadataIntegrity, `${archive.metadata} (${archive.packages.join(", ")})`),
   ]);
   both.catch(() => {}); // awaited once Python is up; no "unhandled rejection" meanwhile
   return both;
@@ -375,9 +374,9 @@ async function start() {
   });
   // The archive goes on sys.path while loadPackage still fetches; Python imports nothing
   // from it until the app module is imported below.
-  const [code, unpacked] = await archivePromise;
+  const [code, metadata] = await archivePromise;
   pyodide.FS.writeFile(archive.path, code);
-  pyodide.unpackArchive(unpacked, "zip", { extractDir: archive.sitePackages });
+  pyodide.unpackArchive(metadata, "zip", { extractDir: archive.sitePackages });
   pyodide.runPython(`import sys\nsys.path.append(${JSON.stringify(archive.path)})`);
   loaded += archive.packages.length;
   progress();

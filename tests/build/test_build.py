@@ -41,9 +41,8 @@ def test_lock_matches_core_info_and_files(dist):
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     core = build.fetch_pyodide(build.load_bundle())
     assert lock["info"] == json.loads((core / "pyodide-lock.json").read_text())["info"]
-    # The lock has what loadPackage installs: the app's own wheel (pydantic-core is unpacked, so that its
-    # library loads at its first import, not as loadPackage installs it).
-    assert set(lock["packages"]) == {"sitewalk"}
+    # The lock has what loadPackage installs: wheels with native code, and the app's own.
+    assert set(lock["packages"]) == {"pydantic-core", "sitewalk"}
     for key, entry in lock["packages"].items():
         path = dist / entry["file_name"]
         assert path.exists(), key
@@ -58,16 +57,16 @@ def test_pure_packages_ship_as_one_archive_with_its_integrity(dist):
     meta = bundle_mjs(dist)
     archive = meta["archive"]
     pure = {build.canonical(w["name"]) for w in bundle["wheels"]} - {"pydantic-core"}
-    assert set(archive["packages"]) == pure | {"pydantic-core"}  # the one with native code comes unpacked
+    assert set(archive["packages"]) == pure
     assert set(meta["packages"]) == pure | {"pydantic-core", "sitewalk"}  # all of them (the bare baseline)
-    assert meta["wheels"] == ["sitewalk"]
-    pairs = ((archive["file"], archive["integrity"]), (archive["unpacked"], archive["unpackedIntegrity"]))
+    assert meta["wheels"] == ["pydantic-core", "sitewalk"]
+    pairs = ((archive["file"], archive["integrity"]), (archive["metadata"], archive["metadataIntegrity"]))
     for file, integrity in pairs:
         digest = base64.b64encode(hashlib.sha256((dist / file).read_bytes()).digest()).decode()
         assert integrity == "sha256-" + digest, file
     code = zipfile.ZipFile(dist / archive["file"]).namelist()  # with the rest: what the app never imports
     code += zipfile.ZipFile(dist / meta["sitePackagesRest"]["file"]).namelist()
-    metadata = zipfile.ZipFile(dist / archive["unpacked"]).namelist()
+    metadata = zipfile.ZipFile(dist / archive["metadata"]).namelist()
     for spec in bundle["wheels"]:
         if build.canonical(spec["name"]) not in pure:
             continue
@@ -85,7 +84,7 @@ def test_preloads_are_exactly_what_the_boot_fetches(dist):
     meta = bundle_mjs(dist)
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     wheels = [e["file_name"] for e in lock["packages"].values()]
-    for href in [meta["archive"]["file"], meta["archive"]["unpacked"]] + wheels:
+    for href in [meta["archive"]["file"], meta["archive"]["metadata"]] + wheels:
         assert f'<link rel="preload" href="{href}" as="fetch" crossorigin>' in html, href
 
 
@@ -338,7 +337,7 @@ def test_third_party_bytecode_has_no_docstrings_and_the_apps_keeps_its_classes(d
     bundle = build.load_bundle()
     downloaded = {w["name"]: zipfile.ZipFile(build.fetch_wheel(w, bundle)) for w in bundle["wheels"]}
     site = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"])
-    core = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["unpacked"])
+    core = zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl")))
     for shipped, source, module, doc in (
             (site, downloaded["pydantic"], "pydantic/main.py", b"A base class for creating Pydantic models."),
             (core, downloaded["pydantic-core"], "pydantic_core/core_schema.py", b"Base class for schema")):
@@ -360,25 +359,26 @@ def test_what_the_runtime_never_reads_is_not_shipped_but_every_license_is(dist):
     """sitewalk_build/unread.py: METADATA bodies, stubs and SBOMs stay out; licenses ship."""
     import email.parser
 
-    bundle = build.load_bundle()
-    unpacked = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["unpacked"])
-    names = unpacked.namelist()
-    pydantic = unpacked.read("pydantic-2.14.4.dist-info/METADATA")
+    from sitewalk_build.digests import record_hash
+
+    metadata = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["metadata"])
+    pydantic = metadata.read("pydantic-2.14.4.dist-info/METADATA")
     assert len(pydantic) < 5_000 and b"\n\n" not in pydantic  # headers only (144 KB with its body)
     headers = email.parser.BytesParser().parsebytes(pydantic)
     assert (headers["Name"], headers["Version"]) == ("pydantic", "2.14.4")
     assert "pydantic-core==2.50.5" in headers.get_all("Requires-Dist")
-    assert "pydantic-2.14.4.dist-info/licenses/LICENSE" in names
-    # pydantic-core, unpacked whole: its library and its bytecode, without its stubs, SBOM and METADATA body
-    downloaded = zipfile.ZipFile(build.fetch_wheel(next(w for w in bundle["wheels"] if w["name"] == "pydantic-core"),
-                                                   bundle)).namelist()
-    assert [n for n in downloaded if n.endswith(".pyi") or "/sboms/" in n]  # the wheel as downloaded has them
-    assert [n for n in names if n.endswith(".pyi") or "/sboms/" in n] == []
-    assert "pydantic_core-2.50.5.dist-info/licenses/LICENSE" in names
-    assert b"\n\n" not in unpacked.read("pydantic_core-2.50.5.dist-info/METADATA")
-    assert "pydantic_core/_pydantic_core.cpython-314-wasm32-emscripten.so" in names
-    assert "pydantic_core/core_schema.pyc" in names and "pydantic_core/core_schema.py" not in names
-    assert [n for n in names if n.endswith("RECORD")] == []  # what an installer writes; nothing reads it
+    assert "pydantic-2.14.4.dist-info/licenses/LICENSE" in metadata.namelist()
+    with zipfile.ZipFile(next((dist / "wheels").glob("pydantic_core-*.whl"))) as core:
+        names = core.namelist()
+        assert [n for n in names if n.endswith(".pyi") or "/sboms/" in n] == []
+        assert "pydantic_core-2.50.5.dist-info/licenses/LICENSE" in names
+        assert b"\n\n" not in core.read("pydantic_core-2.50.5.dist-info/METADATA")
+        record = core.read("pydantic_core-2.50.5.dist-info/RECORD").decode().splitlines()
+        rows = {row.split(",")[0]: row for row in record}
+        assert set(rows) == set(names)  # the RECORD lists what the wheel holds, no more
+        for name in names:
+            if not name.endswith("RECORD"):
+                assert rows[name] == f"{name},{record_hash(core.read(name))},{core.getinfo(name).file_size}"
     code = zipfile.ZipFile(dist / bundle_mjs(dist)["archive"]["file"]).namelist()
     code += zipfile.ZipFile(dist / bundle_mjs(dist)["sitePackagesRest"]["file"]).namelist()
     assert [n for n in code if n.endswith(".pyi")] == []

@@ -58,37 +58,6 @@ def test_the_first_screen_imports_no_feature_and_each_feature_imports_at_its_fir
     assert [m for m in AT_FIRST_TRAIL if m not in _imported(page)] == []
 
 
-# Every WebAssembly module the page compiles from bytes, by size: Python's own comes as a stream (not
-# counted), a shared library from its bytes, by the async path (loadPackage) or the sync one (an import).
-COUNT_LIBRARIES = """(() => { const sizes = (window.__wasmLibraries = []);
-  const note = (bytes) => { if (bytes && bytes.byteLength) sizes.push(bytes.byteLength); };
-  const Module = WebAssembly.Module;
-  WebAssembly.Module = new Proxy(Module, { construct(target, args) { note(args[0]); return new target(...args); } });
-  for (const name of ["compile", "instantiate"]) {
-    const original = WebAssembly[name];
-    WebAssembly[name] = function (source, ...rest) {
-      if (!(source instanceof Module)) note(source);
-      return original.call(this, source, ...rest); };
-  } })()"""
-LARGE = 1_000_000  # bytes: pydantic-core's library is 4.7 MB; Pyodide's small helper modules are below
-
-
-def test_pydantic_cores_library_is_loaded_by_the_first_import_that_needs_it_not_at_boot(app):
-    """pydantic-core comes unpacked (sitewalk_build/wheels.py): its 4.7 MB of wasm load when the
-    inspector first starts an inspection, instead of delaying the first screen."""
-    page = app.page
-    page.add_init_script(COUNT_LIBRARIES)
-    app.open()
-    assert "pydantic_core" not in _imported(page)
-    assert [n for n in page.evaluate("window.__wasmLibraries") if n >= LARGE] == []
-    inspection = f"inspection-library-{uuid.uuid4().hex[:8]}"
-    app.seed_draft(inspection, {"site": "Pier 4", "inspector": "Ana Ruiz", "findings": ["Loose bolt"],
-                                "risk": "low"})
-    app.start(inspection)
-    assert "pydantic_core._pydantic_core" in _imported(page)
-    assert len([n for n in page.evaluate("window.__wasmLibraries") if n >= LARGE]) == 1  # loaded once
-
-
 def test_the_site_boots_and_the_developer_details_name_the_tools_when_opened_before_any_inspection(app):
     """The smallest walk: the site boots (no request outside the site and the agent server: `watch`), the
     boot's marks are set, and opening Developer details imports the tools' contracts to name them."""

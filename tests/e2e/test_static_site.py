@@ -102,8 +102,7 @@ def test_a_site_built_with_stuck_seconds_uses_them(page, agent_server, watch, tm
 
 @pytest.mark.parametrize("artifact, named", [
     ("site-packages.zip", "jinja2"),  # the pure packages' archive names the packages it carries
-    ("site-packages-unpacked.zip", "pydantic-core"),  # the archive unpacked at boot, native code and all
-    ("sitewalk-*.whl", "sitewalk"),  # the wheel installed by loadPackage
+    ("pydantic_core-*.whl", "pydantic-core"),  # a wheel installed by loadPackage
 ])
 def test_a_package_that_fails_to_load_shows_the_error_screen_naming_it(page, agent_server, watch, tmp_path,
                                                                      artifact, named):
