@@ -160,8 +160,17 @@ class AppPage:
         self.page.click("#sw-save-draft")
         self.page.wait_for_selector(f"#sw-status:has-text('Draft for {inspection_id} saved on this device')")
 
+    def settled(self) -> None:
+        """Until the app's main() has returned. The page is ready (data-ready) before it does: main() then
+        reads the list and reopens the last inspection, which folds the start form and may ask for a
+        sign-in. A test that types into the form or signs in during that races it (a fold between
+        unfolding and typing hides the field), which a slower server (Aegra under load) turns into a
+        timeout. An inspector's own typing keeps the form open (app/start_form.py)."""
+        poll(self.page, "window.__sitewalkBoot.appStarted !== undefined || window.__sitewalkBoot.error !== undefined")
+
     def begin(self, inspection_id: str, note: str = "") -> None:
         """Press Start and return at once (the run may wait for the inspector)."""
+        self.settled()
         self.unfold_start_form()
         self.page.fill("#sw-inspection-id", inspection_id)
         self.page.fill("#sw-note", note)
@@ -195,6 +204,7 @@ class AppPage:
     def sign_in(self, token: str, identity: str | None = None) -> None:
         """Enter a token in the sign-in form (up once the server answered 401); with `identity`, wait
         until the server has named who signed in."""
+        self.settled()
         self.page.fill("#sw-token", token)
         self.page.click("#sw-signin-submit")
         if identity is not None:

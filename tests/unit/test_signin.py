@@ -124,6 +124,39 @@ def test_a_401_on_a_stream_reaches_the_hook_too():
     assert len(seen) == 1
 
 
+
+class SignedInMeanwhile(FakeTransport):
+    """A transport whose answer comes after the inspector signed in: the request went without the token."""
+
+    def __init__(self, client_box: list[AgentServerClient], answer: tuple[int, object]) -> None:
+        super().__init__()
+        self.client_box, self.answer = client_box, answer
+
+    async def request(self, method, url, json=None, headers=None):
+        sent = dict(headers or {})
+        self.client_box[0].set_token(TOKEN)  # the sign-in lands while this request is on its way
+        await asyncio.sleep(0)
+        return self.answer if "Authorization" not in sent else (200, [])
+
+
+def test_a_401_for_a_request_sent_before_the_sign_in_does_not_forget_the_new_token():
+    """Boot lists the inspections without a token; the inspector signs in; the list's 401 arrives after.
+    It refused no token the inspector has now: the form is not asked again, the token is kept."""
+    box: list[AgentServerClient] = []
+    client = AgentServerClient(BASE_URL, transport=SignedInMeanwhile(box, REFUSED))
+    box.append(client)
+    seen: list[Unauthorized] = []
+    client.on_unauthorized = seen.append
+    with pytest.raises(Unauthorized):  # its caller still hears of it
+        asyncio.run(client.threads.search())
+    assert seen == []
+    assert client._http.headers["Authorization"] == f"Bearer {TOKEN}"
+    # the control: a 401 for the token held now is told, as before
+    client._http.transport = FakeTransport().on("POST", "/threads/search", REFUSED)
+    with pytest.raises(Unauthorized):
+        asyncio.run(client.threads.search())
+    assert len(seen) == 1
+
 def test_a_kept_sign_in_is_restored_for_its_server_only_and_sign_out_forgets_it():
     kept = json.dumps({"token": TOKEN, "identity": "ana", "display_name": "Ana Ortiz"})
     fake = FakeTransport().on("POST", "/threads/search", (200, []))

@@ -68,7 +68,12 @@ def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
 
 class _Http:
     """Every request of the client goes through here: the headers (the bearer token among them) are
-    read at each request, so a sign-in reaches every part of the app at once."""
+    read at each request, so a sign-in reaches every part of the app at once.
+
+    A 401 is told to `on_unauthorized` (the app's sign-in form, which forgets the refused token) only
+    when the request carried the token the client holds now: one sent before a sign-in (with no token,
+    or the old one) and answered after it refused nothing the inspector has now. Its caller still gets
+    the Unauthorized."""
 
     def __init__(self, base_url: str, transport: Transport, headers: dict[str, str] | None,
                  stall_seconds: float = STALL_SECONDS) -> None:
@@ -78,16 +83,18 @@ class _Http:
         self.stall_seconds = stall_seconds
         self.on_unauthorized: Callable[[Unauthorized], None] | None = None
 
-    def _refused(self, error: HTTPStatusError) -> HTTPStatusError:
-        if isinstance(error, Unauthorized) and self.on_unauthorized is not None:
+    def _refused(self, error: HTTPStatusError, sent_token: str | None) -> HTTPStatusError:
+        held_now = self.headers.get("Authorization") == sent_token
+        if isinstance(error, Unauthorized) and held_now and self.on_unauthorized is not None:
             self.on_unauthorized(error)
         return error
 
     async def call(self, method: str, path: str, json: Any = None) -> Any:
         url = self.base_url + path
+        sent_token = self.headers.get("Authorization")
         status, body = await self.transport.request(method, url, json=json, headers=self.headers)
         if status >= 400:
-            raise self._refused(error_for_status(status, body, method=method, url=url))
+            raise self._refused(error_for_status(status, body, method=method, url=url), sent_token)
         return body
 
     async def sse(
@@ -95,6 +102,7 @@ class _Http:
     ) -> AsyncIterator[StreamPart]:
         url = self.base_url + path
         decoder = SSEDecoder()
+        sent_token = self.headers.get("Authorization")
         chunks = self.transport.stream(method, url, json=json, headers={**self.headers, **(headers or {})})
 
         def limit() -> float:  # shorter once the server has shown that it heartbeats
@@ -105,7 +113,7 @@ class _Http:
                 for event in decoder.feed(text):
                     yield _part(event)
         except Unauthorized as exc:  # the transport raises the status before the first chunk
-            raise self._refused(exc) from None
+            raise self._refused(exc, sent_token) from None
         for event in decoder.close():
             yield _part(event)
 
