@@ -73,6 +73,7 @@ def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps
     app.expect_console_error(r"Failed to load resource|ERR_FAILED")
     page = app.page
     app.open()
+    app.settled()  # main() reads the list (and keeps it) once more after data-ready: not over the seeded record
     foreign = {"v": 1, "server": "http://127.0.0.1:9", "readAt": "2026-12-05T19:00:00+00:00",
                "rows": [{"@sw:inspection-id": "another-servers-inspection"}]}
     for record in ("{not json", json.dumps(foreign), json.dumps({**foreign, "server": app.server_url, "v": 2}),
