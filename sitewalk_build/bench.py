@@ -124,10 +124,12 @@ def _app_run(browser: Any, profile: Profile, url: str) -> dict[str, Any]:
     try:
         page.goto(url, wait_until="commit")
         cold = _boot(page, profile.timeout)
+        paint = page.evaluate(FCP_JS) or math.nan
+        start_kept = page.evaluate(START_KEPT_JS) or math.nan
+        usable = math.nan if math.isnan(paint) or math.isnan(start_kept) else max(paint, start_kept)  # both, or unknown
         figures = {"cold": cold["appStarted"], "cold_python": cold["pyodideReady"],
                    "cold_packages": cold["packagesLoaded"], "cold_main": cold["appStarted"] - cold["appStarting"],
-                   "cold_paint": page.evaluate(FCP_JS) or math.nan, "cold_bytes": page.evaluate(BYTES_JS),
-                   "cold_usable": max(page.evaluate(FCP_JS) or math.nan, page.evaluate(START_KEPT_JS) or math.nan),
+                   "cold_paint": paint, "cold_usable": usable, "cold_bytes": page.evaluate(BYTES_JS),
                    "cold_files": page.evaluate(FILES_JS)}
         wait_js(page, "navigator.serviceWorker.controller !== null", profile.timeout)
         page.reload(wait_until="commit")

@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_slots import browser_slot  # noqa: E402
 from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, poll, save_screen  # noqa: E402
 
+from sitewalk_build.bench import BOOT_DONE_JS  # noqa: E402  (main() returned, or the boot failed)
+
 # How many e2e tests drive Chromium at once (browser_slots.py); `./sw test` runs more workers than this.
 BROWSER_SLOTS = int(os.environ.get("SITEWALK_BROWSER_SLOTS", "4"))
 
@@ -166,7 +168,7 @@ class AppPage:
         sign-in. A test that types into the form or signs in during that races it (a fold between
         unfolding and typing hides the field), which a slower server (Aegra under load) turns into a
         timeout. An inspector's own typing keeps the form open (app/start_form.py)."""
-        poll(self.page, "window.__sitewalkBoot.appStarted !== undefined || window.__sitewalkBoot.error !== undefined")
+        poll(self.page, BOOT_DONE_JS)
 
     def begin(self, inspection_id: str, note: str = "") -> None:
         """Press Start and return at once (the run may wait for the inspector)."""
