@@ -5,6 +5,7 @@ done here, one concern a module:
 
     paths          where the inputs and outputs live
     errors         BuildError, AgentServerStartError, log()
+    tools          node and npm found on PATH, or a MissingToolError naming them and how to install them
     digests        sha256 / subresource integrity / npm integrity, deterministic zip entries, commands
     bundle         [tool.sitewalk.bundle] of pyproject.toml, and the lock built from it
     fetch          the pinned Pyodide core and wheels, downloaded into .cache/ and verified

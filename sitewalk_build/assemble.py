@@ -41,6 +41,7 @@ from sitewalk_build.stdlib_split import (
     import_closure,
     split,
 )
+from sitewalk_build.tools import require
 from sitewalk_build.unread import trim_wheel
 from sitewalk_build.wheels import (
     SITE_ARCHIVE,
@@ -176,7 +177,7 @@ def _optimize(site: Site, spec: dict[str, Any], kept: bool) -> int:
 
 
 def compile_bytecode(site: Site) -> None:
-    """Every queued archive compiled in one run of Pyodide under node (or copied as source without node)."""
+    """Every queued archive compiled in one run of Pyodide under node."""
     if site.jobs:
         precompile_archives(site.jobs, site.core, site.bundle, site.cache)
 
@@ -449,6 +450,7 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
     """
     t0 = time.monotonic()
     origin(server_url)
+    require("node", "to run Pyodide at build time")  # said before minutes of downloads, not after
     bundle = bundle_mod.load_bundle()
     core = fetch_pyodide(bundle, cache)
     info = bundle_mod.core_info(bundle, core)

@@ -52,8 +52,12 @@ def write_entry(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
 
 
 def run(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-    """Run ``cmd``; a non-zero exit is a BuildError carrying the tail of its output."""
-    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    """Run ``cmd``; a program that cannot be started or a non-zero exit is a BuildError (the latter
+    carrying the tail of its output)."""
+    try:
+        proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    except OSError as error:
+        raise BuildError(f"could not run {cmd[0]}: {error.strerror or error}") from None
     if proc.returncode != 0:
         out = "\n".join(
             line

@@ -19,6 +19,7 @@ from sitewalk_build.bundle import Bundle
 from sitewalk_build.digests import npm_integrity, run, sha256
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.paths import CACHE
+from sitewalk_build.tools import require
 
 WheelSpec = dict[str, Any]
 
@@ -41,10 +42,11 @@ def fetch_pyodide(bundle: Bundle, cache: Path = CACHE) -> Path:
 
 
 def _npm_pack(package: str, tgz: Path) -> None:
+    npm = require("npm", f"to download {package} (npm pack)")
     log(f"downloading {package} (npm pack)")
     tgz.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tgz.parent) as tmp:
-        run(["npm", "pack", package, "--silent", "--pack-destination", tmp])
+        run([npm, "pack", package, "--silent", "--pack-destination", tmp])
         got = Path(tmp) / tgz.name
         if not got.exists():
             raise BuildError(f"npm pack did not produce {got.name}")

@@ -7,8 +7,8 @@ pyc_compiler.py), to unchecked-hash .pyc files: every archive becomes .pyc-only,
 Pyodide ships its own packages (the app's own too: a traceback names file and line from the .pyc,
 without the source line; a package named in the bundle's keep_source keeps its sources beside
 the .pyc in __pycache__). Inputs are verified before this step; the lock records
-the sha256 of the compiled files. Results are cached by input hash. Without node the build ships
-sources (slower boot) and warns.
+the sha256 of the compiled files. Results are cached by input hash. Without node the build stops
+(tools.MissingToolError): it needs node for the app's stdlib imports as well (stdlib_split.py).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from sitewalk_build.bundle import Bundle
 from sitewalk_build.digests import sha256
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.paths import CACHE
+from sitewalk_build.tools import require
 
 HERE = Path(__file__).resolve().parent
 COMPILER = HERE / "pyc_compiler.py"  # runs inside Pyodide
@@ -53,17 +54,12 @@ class Job:
     class_docstrings_only: bool = False
 
 
-def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path = CACHE) -> bool:
+def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path = CACHE) -> None:
     """Compile each job's archive into its dst (from the cache when it was compiled before).
 
-    Returns False (and copies the sources unchanged) when node is missing.
+    Raises MissingToolError when node is not on PATH.
     """
-    node = shutil.which("node")
-    if not node:
-        log("warning: node not found, shipping Python sources without bytecode (slower boot)")
-        for job in jobs:
-            shutil.copy2(job.src, job.dst)
-        return False
+    node = require("node", "to compile the bytecode with Pyodide")
     todo = []
     for job in jobs:
         cached = _cached_path(job, bundle, cache)
@@ -74,7 +70,6 @@ def precompile_archives(jobs: list[Job], core: Path, bundle: Bundle, cache: Path
     if todo:
         log(f"compiling bytecode for {len(todo)} archive(s) with Pyodide under node")
         _compile(node, todo, core, cache)
-    return True
 
 
 def _cached_path(job: Job, bundle: Bundle, cache: Path) -> Path:

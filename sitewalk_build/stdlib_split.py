@@ -26,6 +26,7 @@ from pathlib import Path
 from sitewalk_build.digests import sha256
 from sitewalk_build.errors import BuildError, log
 from sitewalk_build.precompile import DRIVER
+from sitewalk_build.tools import require
 
 HERE = Path(__file__).resolve().parent
 CLOSURE = HERE / "import_closure.py"  # runs inside Pyodide
@@ -68,9 +69,7 @@ def finder_imports() -> list[str]:
 
 def import_closure(job: ClosureJob, core: Path, cache: Path) -> Closure:
     """The stdlib's and the pure packages' files the job's imports load (paths inside each archive, sources)."""
-    node = shutil.which("node")
-    if not node:
-        raise BuildError("node is needed to find the app's stdlib imports (install Debian's nodejs)")
+    node = require("node", "to find the app's stdlib imports with Pyodide")
     inputs = [CLOSURE.read_text(), DRIVER.read_text(), str(sorted(job.roots)), str(job.not_at_boot),
               job.site_packages, sha256(core / "python_stdlib.zip")]
     inputs += [sha256(p) for p in job.path + job.load + job.unpack]
