@@ -5,8 +5,9 @@
 //   the wheels of the lock (native code, the app's own package), then calls
 //       await sitewalk.app.main({"agentServerUrl": str, "assistantId": str, "baseUrl": str,
 //                                "builtFor": str | None, "connectSrc": [str] | None,
-//                                "streamStallSeconds": number | None, "stuckParam": str | None,
-//                                "stuckSeconds": number | None, "serviceWorkerUrl": str,
+//                                "stallParam": str | None, "streamStallSeconds": as written | None,
+//                                "stuckParam": str | None, "stuckSeconds": as written | None,
+//                                "serviceWorkerUrl": str,
 //                                ...every other key of config.json, as written})
 //   (readConfig below: ?server=, ?assistant=, ?stall=, ?stuck= win over config.json; docs/operating.md
 //   has the table of every setting.)
@@ -149,15 +150,16 @@ async function readConfig() {
   // The assistant (graph) id is configuration too: config.json, or ?assistant= at run time.
   const assistantId = new URLSearchParams(location.search).get("assistant") || cfg.assistantId || "inspection";
   // How long a stream that has heartbeated may stay silent before it counts as dropped (seconds;
-  // ?stall= for a quick test of a dead connection); the app's default when unset.
-  const stall = Number(new URLSearchParams(location.search).get("stall")) || Number(cfg.streamStallSeconds) || null;
+  // ?stall= for a quick test of a dead connection) or config.json's streamStallSeconds, passed as given:
+  // the app checks them and says what is wrong (session/stuck_limits.py), a ?stall=soon as much as a -3.
+  const stallParam = new URLSearchParams(location.search).get("stall");
   // builtFor and connectSrc: the server the site was built for and the CSP's connect-src, so the app
   // can name a ?server= the browser would block instead of reporting it unreachable.
   // How long a silent run may last before it is called stuck: ?stuck= or config.json's stuckSeconds,
   // passed as given: the app checks them and says what is wrong (session/stuck_limits.py).
   const stuckParam = new URLSearchParams(location.search).get("stuck");
-  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId, streamStallSeconds: stall,
-           stuckParam, stuckSeconds: cfg.stuckSeconds ?? null,
+  return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId,
+           stallParam, streamStallSeconds: cfg.streamStallSeconds ?? null, stuckParam, stuckSeconds: cfg.stuckSeconds ?? null,
            baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null,
            connectSrc: Array.isArray(cfg.connectSrc) ? cfg.connectSrc : null };
 }
@@ -398,7 +400,7 @@ async function start() {
   const app = pyodide.pyimport(bundle.entry);
   const pyConfig = pyodide.toPy({
     agentServerUrl: config.agentServerUrl, assistantId: config.assistantId, baseUrl: config.baseUrl,
-    streamStallSeconds: config.streamStallSeconds,
+    stallParam: config.stallParam, streamStallSeconds: config.streamStallSeconds,
     stuckParam: config.stuckParam, stuckSeconds: config.stuckSeconds,
     builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
   });

@@ -34,7 +34,7 @@ def test_each_limit_is_built_in_before_the_workers_integrity_list_and_the_app_re
     # what the app makes of them (boot.js hands both over as read): used, nothing said
     policy, problems = stuck_policy(None, built["stuckSeconds"])
     assert (policy.quiet_s, policy.confirm_s, problems) == (7.0, 3.5, [])
-    assert stall_limit(built["streamStallSeconds"]) == (45.0, [])
+    assert stall_limit(None, built["streamStallSeconds"]) == (45.0, [])
 
 
 def test_a_changed_limit_rebuilds_and_a_missing_option_keeps_the_last_one(tmp_path):

@@ -325,6 +325,16 @@ def test_a_connection_that_goes_silent_mid_stream_is_given_up_and_rejoined(app_f
         relay.close()
 
 
+def test_a_stall_limit_in_the_url_that_is_not_a_number_is_said_and_the_default_is_used(app):
+    """boot.js once dropped a `?stall=` that was not a number without a word (the default then ran)."""
+    app.expect_console_error(r"\?stall= is 'soon'")  # said in the console on purpose
+    app.open(stall="soon")
+    status = app.page.locator("#sw-status")
+    assert status.inner_text() == ("?stall= is 'soon': it must be a number of seconds from 1 to 3600; "
+                                   "the default 20 s is used")
+    assert status.get_attribute("data-error") == "1"
+
+
 def test_a_bad_stuck_limit_in_the_url_is_said_and_the_default_is_used(app):
     app.expect_console_error(r"\?stuck= is 'soon'")  # said in the console on purpose
     app.open(stuck="soon")

@@ -48,14 +48,23 @@ def test_seconds_accept_numbers_and_their_text_only():
 
 
 def test_the_stream_stall_limit_is_checked_by_the_same_rule_and_a_bad_one_is_said():
-    """boot.js hands over `?stall=` or config.json's streamStallSeconds as a number (None when unset); a
-    negative or huge one used to reach the stream as is (a negative limit gave every stream up at once)."""
-    assert stall_limit(None) == (20.0, []) and stall_limit(45) == (45.0, []) and stall_limit(3) == (3.0, [])
-    for bad in (-5, 0, 0.5, 7200, float("nan"), "soon"):
-        limit, [problem] = stall_limit(bad)
+    """`?stall=` (the URL's text) wins over config.json's streamStallSeconds, both checked by the one rule. A
+    negative or huge limit used to reach the stream as is (a negative one gave every stream up at once), and
+    boot.js dropped a `?stall=` that was not a number (or was 0) without a word, using the next source."""
+    assert stall_limit(None, None) == (20.0, []) and stall_limit(None, 45) == (45.0, [])
+    assert stall_limit("3", 45) == (3.0, []) and stall_limit(" 2.5 ", None) == (2.5, [])
+    assert stall_limit("", 45) == (45.0, [])  # ?stall= with nothing after it: as absent
+    for bad in ("soon", "0", "-5", "nan", "0.5", "7200"):
+        limit, [problem] = stall_limit(bad, None)
         assert limit == 20.0
-        assert problem == (f"the stream stall limit (?stall= or streamStallSeconds) is {bad!r}: it must be a "
-                           "number of seconds from 1 to 3600; the default 20 s is used")
+        assert problem == (f"?stall= is {bad!r}: it must be a number of seconds from 1 to 3600; "
+                           "the default 20 s is used")
+        assert stall_limit(bad, 45) == (45.0, [problem.replace("the default 20 s", "45 s")])
+    for bad in (-5, 0, 0.5, 7200, float("nan"), "soon", True):
+        limit, [problem] = stall_limit(None, bad)
+        assert limit == 20.0
+        assert problem == (f"streamStallSeconds in config.json is {bad!r}: it must be a number of seconds "
+                           "from 1 to 3600; the default 20 s is used")
 
 
 def test_the_watch_asks_and_says_stuck_on_the_configured_limits():

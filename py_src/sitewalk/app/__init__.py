@@ -52,7 +52,7 @@ async def main(config: Any) -> None:
     dom.claim_policy(str(config.get("serviceWorkerUrl") or ""))
     if not _server_allowed(server_url, config):
         return
-    stall, stall_problems = stall_limit(or_none(config.get("streamStallSeconds")))
+    stall, stall_problems = stall_limit(or_none(config.get("stallParam")), or_none(config.get("streamStallSeconds")))
     client = AgentServerClient(server_url, transport=BrowserTransport(), stall_seconds=stall)
     signin = SignIn(client, storage.LocalStorageStore())
     signin.restore()  # a token this device kept for this server goes with every request from now on
