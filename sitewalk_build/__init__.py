@@ -18,6 +18,7 @@ done here, one concern a module:
     stale          when dist/ must be rebuilt (its stamp and inputs)
     assemble       the site assembled in named stages inside a staging folder
     agent_server   ``langgraph dev`` started and stopped
+    no_tracing     LangSmith tracing off for the servers Sitewalk starts, said when the caller had it on
     process_group  a server's whole process group stopped (both kinds of agent server)
     durable        Aegra on Postgres (and Redis for two servers) started and stopped: ``serve --durable``;
                    durable_install (Postgres found, Aegra's Python >= 3.12 venv), durable_process (its parts)

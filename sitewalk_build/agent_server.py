@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.no_tracing import tracing_off
 from sitewalk_build.paths import ROOT
 from sitewalk_build.process_group import stop_process_group
 
@@ -95,11 +96,11 @@ class AgentServer:
 
 
 def agent_server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of the server: no tracing, analytics or version check (nothing calls out)."""
+    """The environment of the server: no tracing (said when the caller's turned it on), analytics or
+    version check (nothing calls out)."""
     env = dict(os.environ)
+    env.update(tracing_off(os.environ))
     env.update({
-        "LANGSMITH_TRACING": "false",
-        "LANGCHAIN_TRACING_V2": "false",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGGRAPH_NO_VERSION_CHECK": "true",
         "PYTHONUNBUFFERED": "1",

@@ -40,6 +40,7 @@ from sitewalk_build.durable_install import (
     venv_python,
 )
 from sitewalk_build.durable_process import HOST, Part, free_port, http_ok, tail, tcp_ok, wait_ready
+from sitewalk_build.no_tracing import tracing_off
 from sitewalk_build.paths import ROOT
 
 __all__ = ["DURABLE", "DurableError", "DurableServer", "Layout", "ensure_installed", "find_python", "pg_bin",
@@ -168,14 +169,14 @@ class AegraSettings:
 
 
 def aegra_env(settings: AegraSettings, port: int) -> dict[str, str]:
+    """An Aegra server's environment: tracing off (said when the caller's turned it on), as agent_server_env."""
     env = dict(os.environ)
+    env.update(tracing_off(os.environ))
     env.update({
         "AEGRA_CONFIG": str(settings.config),
         "DATABASE_URL": settings.database_url,
         "HOST": HOST,
         "PORT": str(port),
-        "LANGSMITH_TRACING": "false",
-        "LANGCHAIN_TRACING_V2": "false",
         "PYTHONUNBUFFERED": "1",
         "LOG_VERBOSITY": "standard",
         "REDIS_BROKER_ENABLED": "true" if settings.redis_url else "false",
