@@ -36,7 +36,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="build.py", description=DESCRIPTION)
     sub = p.add_subparsers(dest="cmd")
     pb = sub.add_parser("build", help="build dist/ (default)")
-    pb.add_argument("--server", default=DEFAULT_SERVER_URL, help="default agent server URL")
+    pb.add_argument("--server", default=None,
+                    help=f"default agent server URL (default: the previous build's, else {DEFAULT_SERVER_URL}; "
+                         f'"" for {DEFAULT_SERVER_URL})')
     pb.add_argument("--force", action="store_true", help="build even if dist/ is up to date")
     pb.add_argument("--assistant", default=None, help="default assistant (graph) id, written into config.json")
     pb.add_argument("--stream-stall-seconds", type=limit_value("--stream-stall-seconds"), default=None,
@@ -78,11 +80,14 @@ def limits_of(args: argparse.Namespace, previous: dict[str, Any]) -> dict[str, f
 def cmd_build(args: argparse.Namespace) -> int:
     """The server URL, the assistant id and the run limits are inputs of the build (config.json is
     precached with its integrity, so it is written before the service worker's list, never after).
-    Without --assistant (--stuck-seconds, --stream-stall-seconds) the previous build's value is kept;
-    "" drops it (the app's default then)."""
-    server = getattr(args, "server", DEFAULT_SERVER_URL)
+    Without --server (--assistant, --stuck-seconds, --stream-stall-seconds) the previous build's value is
+    kept, as `ensure_built` keeps it; "" drops it (the default server, the app's default for the others)."""
     dist = Path(getattr(args, "dist", DIST))
     previous = read_stamp(dist) or {}
+    server = getattr(args, "server", None)
+    if server is None:
+        server = previous.get("agentServerUrl")
+    server = server or DEFAULT_SERVER_URL
     assistant = getattr(args, "assistant", None)
     if assistant is None:
         assistant = previous.get("assistantId")
