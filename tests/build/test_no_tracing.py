@@ -30,13 +30,19 @@ def fresh_process(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+ENVS = {"langgraph dev": agent_server_env,
+        "aegra": lambda: aegra_env(AegraSettings(database_url="postgresql://127.0.0.1/x"), 1)}
+
+
 def both_envs() -> list[dict[str, str]]:
-    return [agent_server_env(), aegra_env(AegraSettings(database_url="postgresql://127.0.0.1/x"), 1)]
+    return [make() for make in ENVS.values()]
 
 
-def test_tracing_asked_for_is_turned_off_and_said_once(monkeypatch, capsys):
+@pytest.mark.parametrize("server", ENVS)
+def test_tracing_asked_for_is_turned_off_and_said_once(monkeypatch, capsys, server):
     monkeypatch.setenv("LANGSMITH_TRACING", "True")
-    for env in both_envs() + both_envs():
+    for _ in range(2):  # a second server of the same process: off again, not said again
+        env = ENVS[server]()
         assert env["LANGSMITH_TRACING"] == "false" and env["LANGCHAIN_TRACING_V2"] == "false"
     assert capsys.readouterr().err.splitlines() == [SAID]
 
