@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# What `sw` runs before it gets to node: bash itself (its `#!/usr/bin/env bash`) and coreutils.
-TOOLS = ["bash", "cat", "cut", "dirname", "sha256sum"]
+# What `sw` runs before it gets to node: bash itself (its `#!/usr/bin/env bash`) and coreutils; and what the
+# stubs below use to put their programs in place.
+TOOLS = ["bash", "cat", "cut", "dirname", "sha256sum", "chmod", "mkdir", "touch"]
 APT_INSTALL = "install -y -q --no-install-recommends nodejs npm"
 
 
@@ -114,3 +115,25 @@ def test_the_machine_s_own_path_is_not_used(tmp_path):
     machine = Machine(tmp_path)
     assert shutil.which("node", path=str(machine.bin)) is None and shutil.which("npm", path=str(machine.bin)) is None
     assert os.environ.get("PATH") != str(machine.bin)
+
+
+def test_a_python_without_venv_gets_debian_s_python3_venv_before_the_venv_is_made(tmp_path):
+    """A minimal Debian's python3 makes no venv without python3-venv (no ensurepip): it is installed first."""
+    machine = Machine(tmp_path, node=True)
+    shutil.rmtree(machine.root / ".venv")
+    venv_ok = tmp_path / "python3-venv-installed"
+    python = machine.root / ".venv" / "bin" / "python"
+    script(machine.bin / "python3", f'''case "$1" in
+  -c) [ -e {venv_ok} ] ;;
+  -m) echo "python3 $*" >> {machine.calls}; mkdir -p {python.parent}
+      printf '#!/bin/sh\\necho "python $*" >> {machine.calls}\\n' > {python}; chmod +x {python} ;;
+esac
+''')
+    script(machine.bin / "apt-get", f'echo "apt-get $*" >> {machine.calls}\n[ "$1" = install ] && touch {venv_ok}\n'
+                                    "exit 0\n")
+    done = machine.sw("build")
+    assert done.returncode == 0, done.stderr
+    assert machine.recorded()[:3] == ["apt-get update -q",
+                                      "apt-get install -y -q --no-install-recommends python3 python3-venv",
+                                      f"python3 -m venv {machine.root / '.venv'}"]
+    assert machine.recorded()[-1] == "python build.py build"
