@@ -16,6 +16,7 @@ import ipaddress
 import socket
 import ssl
 import sys
+from dataclasses import dataclass
 from typing import TextIO
 
 import segno
@@ -29,13 +30,36 @@ NETWORK_DIST = CACHE / "dist-network"  # built for the relay's origin; dist/ sta
 SITE_PORT, AGENT_PORT = 8443, 8444  # the same ports each run keep the build (and the phone's bookmark)
 CA_PATH = "ca/"  # where the static server serves the CA's certificate, under the site's base
 
-__all__ = ["AGENT_PORT", "CA_PATH", "NETWORK_DIST", "SITE_PORT", "NetworkServeError", "chosen_port",
+__all__ = ["AGENT_PORT", "CA_PATH", "NETWORK_DIST", "SITE_PORT", "NetworkPlan", "NetworkServeError", "chosen_port",
            "is_loopback_address", "open_server_refusal", "primary_address", "print_banner", "server_tls",
            "trust_line"]
 
 
 class NetworkServeError(AgentServerStartError):
     """``serve --network`` cannot start: no address, or an open server nobody asked for."""
+
+
+@dataclass(frozen=True)
+class NetworkPlan:
+    """Where the site and the agent server's relay listen, and so the origins each names."""
+
+    address: str
+    site_port: int
+    relay_port: int
+
+    def _origin(self, port: int) -> str:
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"https://{host}:{port}"
+
+    @property
+    def site_origin(self) -> str:
+        """The one origin the agent server's CORS allows."""
+        return self._origin(self.site_port)
+
+    @property
+    def relay_origin(self) -> str:
+        """The agent server as the site reaches it: the build's --server, so its CSP's connect-src."""
+        return self._origin(self.relay_port)
 
 
 def primary_address() -> str:

@@ -22,6 +22,7 @@ from sitewalk_build.network import (
     CA_PATH,
     NETWORK_DIST,
     SITE_PORT,
+    NetworkPlan,
     NetworkServeError,
     chosen_port,
     open_server_refusal,
@@ -101,10 +102,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         agent.stop()
 
 
-def _url_host(address: str) -> str:
-    return f"[{address}]" if ":" in address else address
-
-
 def _network_address(args: argparse.Namespace) -> str:
     """The address to serve on; NetworkServeError when there is none or an open server was not asked for."""
     if args.allow_origin:
@@ -125,23 +122,21 @@ def _serve_network(args: argparse.Namespace) -> int:
         return 2
     files = ensure_certificates(address, Path(args.tls_dir) if args.tls_dir else TLS_DIR)
     tls = server_tls(files)
-    site_port = chosen_port(args.port, SITE_PORT, address)
-    relay_port = chosen_port(args.server_port, AGENT_PORT, address)
-    site_origin = f"https://{_url_host(address)}:{site_port}"
-    relay_origin = f"https://{_url_host(address)}:{relay_port}"
-    dist = ensure_built(NETWORK_DIST, server_url=relay_origin)  # its CSP's connect-src names the relay
+    plan = NetworkPlan(address, chosen_port(args.port, SITE_PORT, address),
+                       chosen_port(args.server_port, AGENT_PORT, address))
+    dist = ensure_built(NETWORK_DIST, server_url=plan.relay_origin)  # its CSP's connect-src names the relay
     state = Path(args.state_dir).resolve() if args.state_dir else CACHE / "agent-server"
     static: StaticServer | None = None
     proxy: TlsProxy | None = None
     try:
-        config = restricted_config([site_origin], ROOT / args.config, out=state / "langgraph.network.json")
+        config = restricted_config([plan.site_origin], ROOT / args.config, out=state / "langgraph.network.json")
         agent = _start_agent(args, str(config), None)
     except AgentServerStartError as exc:
         log(str(exc))
         return 2
     try:
-        proxy = start_tls_proxy(address, relay_port, urllib.parse.urlsplit(agent.url).port or 0, tls)
-        static = serve_static(dist, site_port, host=address, base=args.base, verbose=args.verbose,
+        proxy = start_tls_proxy(address, plan.relay_port, urllib.parse.urlsplit(agent.url).port or 0, tls)
+        static = serve_static(dist, plan.site_port, host=address, base=args.base, verbose=args.verbose,
                               mounts={CA_PATH: files.public}, tls=tls)
     except OSError as exc:
         log(f"cannot serve on {address}: {exc}")
@@ -149,8 +144,8 @@ def _serve_network(args: argparse.Namespace) -> int:
         return 2
     print_banner(static.url)
     log(trust_line(static.url + CA_PATH + PUBLIC_CA))
-    log(f"agent server {proxy.url} -> {agent.url} (log {agent.log_path}); "
-        f"sign-in {'on' if os.environ.get(TOKENS_ENV, '').strip() else 'OFF (--open-server)'}; Ctrl-C stops both")
+    signin = "on" if os.environ.get(TOKENS_ENV, "").strip() else f"off (no {TOKENS_ENV})"
+    log(f"agent server {proxy.url} -> {agent.url} (log {agent.log_path}); sign-in {signin}; Ctrl-C stops both")
     try:
         return _watch(agent)
     finally:
