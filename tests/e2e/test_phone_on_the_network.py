@@ -136,7 +136,7 @@ def _cors(agent_url: str, origin: str, ca: Path) -> str | None:
     """The Access-Control-Allow-Origin the agent server answers a call from `origin` with."""
     import ssl
 
-    request = urllib.request.Request(agent_url + "/ok", headers={"Origin": origin})
+    request = urllib.request.Request(agent_url + "/info", headers={"Origin": origin})
     with urllib.request.urlopen(request, timeout=10, context=ssl.create_default_context(cafile=str(ca))) as r:
         return r.headers.get("Access-Control-Allow-Origin")
 
