@@ -17,14 +17,14 @@ import socket
 import ssl
 import sys
 from dataclasses import dataclass
-from typing import TextIO
-
-import segno
+from typing import TYPE_CHECKING, TextIO
 
 from sitewalk_build.agent_server import free_port, port_free
 from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import CACHE
-from sitewalk_build.tls_certs import TlsFiles
+
+if TYPE_CHECKING:  # tls_certs needs `cryptography`: build.py's `build` runs without site-packages
+    from sitewalk_build.tls_certs import TlsFiles
 
 NETWORK_DIST = CACHE / "dist-network"  # built for the relay's origin; dist/ stays the loopback build
 SITE_PORT, AGENT_PORT = 8443, 8444  # the same ports each run keep the build (and the phone's bookmark)
@@ -118,6 +118,8 @@ def trust_line(ca_url: str) -> str:
 
 def print_banner(site_url: str, out: TextIO = sys.stdout) -> None:
     """The site's URL, then its QR code in the terminal (what a phone's camera opens)."""
+    import segno  # here: build.py's `build` runs without site-packages (tests/build/test_cli_limits.py)
+
     print(site_url, file=out, flush=True)
     segno.make(site_url, error="m").terminal(out=out, compact=True)
     out.flush()

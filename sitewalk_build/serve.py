@@ -34,7 +34,6 @@ from sitewalk_build.network import (
 from sitewalk_build.paths import CACHE, ROOT
 from sitewalk_build.server_config import restricted_config
 from sitewalk_build.static_server import StaticServer, app_url, serve_static
-from sitewalk_build.tls_certs import PUBLIC_CA, TLS_DIR, ensure_certificates
 from sitewalk_build.tls_proxy import TlsProxy, start_tls_proxy
 
 TOKENS_ENV = "SITEWALK_TOKENS"  # sitewalk_agent.auth.TOKENS_ENV (the build tooling imports no server code)
@@ -120,6 +119,9 @@ def _serve_network(args: argparse.Namespace) -> int:
     except NetworkServeError as exc:
         log(str(exc))
         return 2
+    # here: tls_certs needs `cryptography`, and build.py's `build` runs without site-packages
+    from sitewalk_build.tls_certs import PUBLIC_CA, TLS_DIR, ensure_certificates
+
     files = ensure_certificates(address, Path(args.tls_dir) if args.tls_dir else TLS_DIR)
     tls = server_tls(files)
     plan = NetworkPlan(address, chosen_port(args.port, SITE_PORT, address),
