@@ -189,3 +189,23 @@ def test_serve_network_without_tokens_or_the_open_flag_exits_with_one_line(tmp_p
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "refusing to serve an agent server without sign-in on 10.213.0.9" in err
     assert not (tmp_path / "tls").exists() and not (tmp_path / "state").exists()  # nothing made, nothing started
+
+
+def test_serve_network_without_an_address_takes_the_primary_one(tmp_path, monkeypatch, capsys, signal_handlers):
+    from sitewalk_build import serve
+
+    monkeypatch.delenv("SITEWALK_TOKENS", raising=False)
+    monkeypatch.setattr(serve, "primary_address", lambda: "10.213.0.7")
+    assert cli.main(["serve", "--network", "--tls-dir", str(tmp_path / "tls")]) == 2
+    assert "without sign-in on 10.213.0.7:" in capsys.readouterr().err
+
+
+def test_the_primary_address_is_an_ip_address_and_no_traffic_is_needed_to_find_it():
+    import ipaddress
+
+    from sitewalk_build.network import NetworkServeError, primary_address
+
+    try:
+        ipaddress.ip_address(primary_address())  # a UDP socket's connect() sends nothing
+    except NetworkServeError as exc:  # a machine without a default route: said plainly
+        assert "pass one, e.g. --network" in str(exc)
