@@ -55,6 +55,15 @@ def parser() -> argparse.ArgumentParser:
     ps.add_argument("--workers", type=int, default=1, help="with --durable: 2 adds Redis and a second server")
     ps.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="CORS: let only this origin call the agent server (repeatable; default any)")
+    ps.add_argument("--network", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help="for a phone on the same network: serve both over HTTPS (a local CA in .tls/) on "
+                         "this machine's network address, or ADDRESS; --port (default 8443) is the site's, "
+                         "--server-port (default 8444) the agent server's; prints the URL and a QR code")
+    ps.add_argument("--open-server", action="store_true",
+                    help="with --network: start without sign-in tokens (SITEWALK_TOKENS), open to anyone on "
+                         "the network (refused otherwise)")
+    ps.add_argument("--tls-dir", default=None, help=argparse.SUPPRESS)  # the tests' own CA (default .tls/)
+    ps.add_argument("--state-dir", default=None, help=argparse.SUPPRESS)  # the tests' own server state
     pe = sub.add_parser("bench", help="boot benchmark in headless Chromium")
     pe.add_argument("--runs", type=int, default=3, help="runs per profile")
     pe.add_argument("--profile", choices=[*PROFILES, "all"], default="all",

@@ -1,10 +1,15 @@
-"""``build.py serve``: the agent server and the static site together, until Ctrl-C (or one of them dies)."""
+"""``build.py serve``: the agent server and the static site together, until Ctrl-C (or one of them dies).
+
+On loopback over HTTP by default; with ``--network`` on the machine's network address over HTTPS, for
+a phone on the same network (sitewalk_build/network.py says what that takes)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import time
+import urllib.parse
 from pathlib import Path
 from types import FrameType
 
@@ -12,9 +17,26 @@ from sitewalk_build.agent_server import AgentServer, port_free, start_agent_serv
 from sitewalk_build.assemble import ensure_built
 from sitewalk_build.durable import DurableServer, start_durable
 from sitewalk_build.errors import AgentServerStartError, log
+from sitewalk_build.network import (
+    AGENT_PORT,
+    CA_PATH,
+    NETWORK_DIST,
+    SITE_PORT,
+    NetworkPlan,
+    NetworkServeError,
+    chosen_port,
+    open_server_refusal,
+    primary_address,
+    print_banner,
+    server_tls,
+    trust_line,
+)
 from sitewalk_build.paths import CACHE, ROOT
 from sitewalk_build.server_config import restricted_config
-from sitewalk_build.static_server import app_url, serve_static
+from sitewalk_build.static_server import StaticServer, app_url, serve_static
+from sitewalk_build.tls_proxy import TlsProxy, start_tls_proxy
+
+TOKENS_ENV = "SITEWALK_TOKENS"  # sitewalk_agent.auth.TOKENS_ENV (the build tooling imports no server code)
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -33,21 +55,31 @@ def _watch(agent: AgentServer | DurableServer) -> int:
     return 1
 
 
+def _start_agent(args: argparse.Namespace, config: str, port: int | None) -> AgentServer | DurableServer:
+    """langgraph dev, or Aegra on Postgres with --durable, on loopback; in --state-dir when given."""
+    state = Path(args.state_dir).resolve() if args.state_dir else None
+    if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerStartError
+        if state is not None:
+            return start_durable(args.workers, port=port, config=config, home=state)
+        return start_durable(args.workers, port=port, config=config)
+    if state is not None:
+        return start_agent_server(port, config=config, state_dir=state)
+    return start_agent_server(port, config=config, log_path=CACHE / "logs" / "agent-server.log")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     # SIGTERM/SIGHUP stop both servers the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _raise_interrupt)
     signal.signal(signal.SIGHUP, _raise_interrupt)
+    if args.network is not None:
+        return _serve_network(args)
     dist = Path(args.dist)
     ensure_built(dist)
     agent: AgentServer | DurableServer
     try:
         if args.allow_origin:  # CORS: only the site's origins (langgraph.json itself allows any)
             args.config = str(restricted_config(args.allow_origin, ROOT / args.config))
-        if args.durable:  # Aegra on Postgres (sitewalk_build/durable.py); DurableError is an AgentServerStartError
-            agent = start_durable(args.workers, port=args.server_port, config=args.config)
-        else:
-            agent = start_agent_server(args.server_port, config=args.config,
-                                       log_path=CACHE / "logs" / "agent-server.log")
+        agent = _start_agent(args, args.config, args.server_port)
     except AgentServerStartError as exc:
         log(str(exc))
         return 2
@@ -67,3 +99,64 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         static.stop()
         agent.stop()
+
+
+def _network_address(args: argparse.Namespace) -> str:
+    """The address to serve on; NetworkServeError when there is none or an open server was not asked for."""
+    if args.allow_origin:
+        raise NetworkServeError("--allow-origin does not go with --network: CORS then allows the site's origin only")
+    address: str = args.network or primary_address()
+    refusal = open_server_refusal(address, os.environ.get(TOKENS_ENV), args.open_server)
+    if refusal:
+        raise NetworkServeError(refusal)
+    return address
+
+
+def _serve_network(args: argparse.Namespace) -> int:
+    """The site over HTTPS on the network address, built for the agent server's TLS relay beside it."""
+    try:
+        address = _network_address(args)
+    except NetworkServeError as exc:
+        log(str(exc))
+        return 2
+    # here: tls_certs needs `cryptography`, and build.py's `build` runs without site-packages
+    from sitewalk_build.tls_certs import PUBLIC_CA, TLS_DIR, ensure_certificates
+
+    files = ensure_certificates(address, Path(args.tls_dir) if args.tls_dir else TLS_DIR)
+    tls = server_tls(files)
+    plan = NetworkPlan(address, chosen_port(args.port, SITE_PORT, address),
+                       chosen_port(args.server_port, AGENT_PORT, address))
+    dist = ensure_built(NETWORK_DIST, server_url=plan.relay_origin)  # its CSP's connect-src names the relay
+    state = Path(args.state_dir).resolve() if args.state_dir else CACHE / "agent-server"
+    static: StaticServer | None = None
+    proxy: TlsProxy | None = None
+    try:
+        config = restricted_config([plan.site_origin], ROOT / args.config, out=state / "langgraph.network.json")
+        agent = _start_agent(args, str(config), None)
+    except AgentServerStartError as exc:
+        log(str(exc))
+        return 2
+    try:
+        proxy = start_tls_proxy(address, plan.relay_port, urllib.parse.urlsplit(agent.url).port or 0, tls)
+        static = serve_static(dist, plan.site_port, host=address, base=args.base, verbose=args.verbose,
+                              mounts={CA_PATH: files.public}, tls=tls)
+    except OSError as exc:
+        log(f"cannot serve on {address}: {exc}")
+        _stop(static, proxy, agent)
+        return 2
+    print_banner(static.url)
+    log(trust_line(static.url + CA_PATH + PUBLIC_CA))
+    signin = "on" if os.environ.get(TOKENS_ENV, "").strip() else f"off (no {TOKENS_ENV})"
+    log(f"agent server {proxy.url} -> {agent.url} (log {agent.log_path}); sign-in {signin}; Ctrl-C stops both")
+    try:
+        return _watch(agent)
+    finally:
+        _stop(static, proxy, agent)
+
+
+def _stop(static: StaticServer | None, proxy: TlsProxy | None, agent: AgentServer | DurableServer) -> None:
+    if static is not None:
+        static.stop()
+    if proxy is not None:
+        proxy.stop()
+    agent.stop()

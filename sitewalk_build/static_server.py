@@ -5,6 +5,12 @@ It serves the build's precompressed siblings as a static host with nginx's ``bro
 the bytes of ``x.br`` (``x.gz``) and ``Content-Encoding``; ``Vary: Accept-Encoding`` on every file that
 has a sibling. Nothing is compressed per request. ``precompressed=False`` serves every file as it is
 (a host that knows nothing of encodings).
+
+With an ``ssl.SSLContext`` (``tls=``) it serves HTTPS: the listening socket is wrapped with the
+handshake deferred to the first read, so each connection's handshake runs in its own handler thread
+and a slow or failed one holds up no other (``serve --network``, sitewalk_build/network.py).
+A path with a NUL byte (``/index.html%00.txt``) is answered 400: no file name holds one, and
+``open()`` would raise on it.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import email.utils
 import functools
 import http.server
 import os
+import ssl
 import threading
 import urllib.parse
 from dataclasses import dataclass
@@ -38,6 +45,7 @@ MIME_TYPES = {
     ".webmanifest": "application/manifest+json",
     ".txt": "text/plain; charset=utf-8",
     ".map": "application/json",
+    ".crt": "application/x-x509-ca-cert",  # a CA certificate a phone offers to install (serve --network)
 }
 
 
@@ -152,12 +160,19 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.path = "/" + path[len(self.base):] + ("?" + query if query else "")
         return True
 
+    def _bad_path(self) -> bool:
+        """A path whose decoded form holds a NUL byte is answered 400 (no file has one in its name)."""
+        if "\x00" not in urllib.parse.unquote(self.path.split("?", 1)[0]):
+            return False
+        self.send_error(400, "NUL byte in the path")
+        return True
+
     def do_GET(self) -> None:
-        if self._strip_base():
+        if not self._bad_path() and self._strip_base():
             super().do_GET()
 
     def do_HEAD(self) -> None:
-        if self._strip_base():
+        if not self._bad_path() and self._strip_base():
             super().do_HEAD()
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -165,7 +180,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
     def handle(self) -> None:
-        with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+        # ssl.SSLError: a client that gave up on the handshake (e.g. one that does not trust the CA yet)
+        with contextlib.suppress(ConnectionResetError, BrokenPipeError, ssl.SSLError):
             super().handle()
 
 
@@ -197,18 +213,22 @@ class StaticServer:
 
 def serve_static(dist: Path | str = DIST, port: int = 0, *, host: str = "127.0.0.1",
                  base: str = "/", verbose: bool = False, precompressed: bool = True,
-                 mounts: dict[str, Path] | None = None) -> StaticServer:
+                 mounts: dict[str, Path] | None = None, tls: ssl.SSLContext | None = None) -> StaticServer:
     """Serve ``dist`` on ``host:port`` (0 = a free port) under ``base``; ``precompressed=False``
-    ignores the .br/.gz siblings; ``mounts`` serves other folders under URL prefixes ("/bench/")."""
+    ignores the .br/.gz siblings; ``mounts`` serves other folders under URL prefixes ("/bench/");
+    ``tls`` (a server-side SSLContext) serves HTTPS."""
     base = "/" + base.strip("/") + "/" if base.strip("/") else "/"
     attrs = {"base": base, "quiet": not verbose, "precompressed": precompressed,
              "mounts": {"/" + k.strip("/") + "/": str(v) for k, v in (mounts or {}).items()}}
     handler = functools.partial(type("Handler", (_Handler,), attrs), directory=str(dist))
     httpd = _ThreadingServer((host, port), handler)
+    if tls is not None:
+        httpd.socket = tls.wrap_socket(httpd.socket, server_side=True, do_handshake_on_connect=False)
     real_port = int(httpd.server_address[1])
     thread = threading.Thread(target=httpd.serve_forever, name="sitewalk-static", daemon=True)
     thread.start()
-    return StaticServer(httpd, thread, real_port, f"http://{host}:{real_port}{base}")
+    scheme = "https" if tls is not None else "http"
+    return StaticServer(httpd, thread, real_port, f"{scheme}://{host}:{real_port}{base}")
 
 
 def app_url(static_url: str, server_url: str | None = None) -> str:

@@ -271,3 +271,14 @@ def app_for(page, site, watch, request):
         return AppPage(page, site.url, server_url, watch, request.node.name)
 
     return make
+
+
+@pytest.fixture
+def app_in(request):
+    """Factory: an AppPage on a page of the test's own browser (e.g. one run in another network) for a site
+    and a server of the test's own, watched by the test's own BrowserWatch."""
+
+    def make(page, site_url: str, server_url: str, watch: BrowserWatch) -> AppPage:
+        return AppPage(page, site_url, server_url, watch, request.node.name)
+
+    return make
