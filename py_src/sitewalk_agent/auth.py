@@ -15,9 +15,10 @@ assistants can be read and searched by everyone and changed by no one through th
 else is refused (403).
 
 Without SITEWALK_TOKENS (the embedded default, and the e2e suite today) everyone is one
-`anonymous` user and nothing is filtered, exactly as before auth existed. The server then says so once
-at start, in one warning line of its log (`OPEN_SERVER_WARNING`): anyone who can reach it may read and
-run every inspection, which is fine on loopback and wrong on a deployed server.
+`anonymous` user and nothing is filtered, exactly as before auth existed. The server then says so once,
+in one warning line of its log (`OPEN_SERVER_WARNING`), when it imports this module: `langgraph dev` at
+start, Aegra at its first request. Anyone who can reach it may read and run every inspection, which is
+fine on loopback and wrong on a deployed server.
 
 The file is read when the server imports this module, and again when it changes (`token_file`:
 checked at most once a second, off the event loop), so a token removed from it is refused without a
