@@ -15,7 +15,10 @@ assistants can be read and searched by everyone and changed by no one through th
 else is refused (403).
 
 Without SITEWALK_TOKENS (the embedded default, and the e2e suite today) everyone is one
-`anonymous` user and nothing is filtered, exactly as before auth existed.
+`anonymous` user and nothing is filtered, exactly as before auth existed. The server then says so once,
+in one warning line of its log (`OPEN_SERVER_WARNING`), when it imports this module: `langgraph dev` at
+start, Aegra at its first request. Anyone who can reach it may read and run every inspection, which is
+fine on loopback and wrong on a deployed server.
 
 The file is read when the server imports this module, and again when it changes (`token_file`:
 checked at most once a second, off the event loop), so a token removed from it is refused without a
@@ -27,6 +30,7 @@ the provider's keys and map `sub` to the identity); the ownership rules below st
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -39,7 +43,7 @@ from sitewalk_shared.contracts.audit import NAMESPACE as AUDIT_NAMESPACE
 from sitewalk_shared.contracts.store import ANONYMOUS as ANONYMOUS_IDENTITY
 from sitewalk_shared.contracts.store import namespace_owner
 
-__all__ = ["OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
+__all__ = ["OPEN_SERVER_WARNING", "OWNER", "TOKENS_ENV", "TokenFileError", "auth", "load_tokens"]
 
 TOKENS_ENV = "SITEWALK_TOKENS"
 OWNER = "owner"
@@ -48,11 +52,21 @@ AUDIT_NAMESPACES = (AUDIT_NAMESPACE, (AUDIT_NAMESPACE[0], LOCK_LABEL))
 # may create its thread), and update (PATCH /threads/{id}; also update_state, whose metadata is unused).
 STAMPED = ("create", "create_run", "update")
 ANONYMOUS: Auth.types.MinimalUserDict = {"identity": ANONYMOUS_IDENTITY, "display_name": "Anonymous"}
+OPEN_SERVER_WARNING = (f"sign-in is off ({TOKENS_ENV} is not set): this agent server is open to anyone who can "
+                       f"reach it, every request runs as the one anonymous user; set {TOKENS_ENV} to a token file "
+                       "before exposing it beyond this machine (docs/deploy.md#sign-in-tokens)")
+
+log = logging.getLogger(__name__)
 
 
 def _tokens_from_env() -> TokenFile | None:
+    """The token file SITEWALK_TOKENS names; without one, None and the open-server warning, logged once
+    (this runs once per server process, when the server imports the auth module)."""
     path = os.environ.get(TOKENS_ENV, "").strip()
-    return TokenFile(path) if path else None
+    if not path:
+        log.warning(OPEN_SERVER_WARNING)
+        return None
+    return TokenFile(path)
 
 
 TOKENS = _tokens_from_env()
