@@ -44,7 +44,7 @@ def browser_type_launch_args():
 def browser_context_args(browser_context_args):
     """Pages boot without their service worker unless a test asks for it with
     `@pytest.mark.browser_context_args(service_workers="allow")`: its install precaches the whole site,
-    about a third of a page boot's CPU (docs/testing.md), which only the tests of the worker (offline
+    about a quarter of a page boot's CPU (docs/testing-history.md), which only the tests of the worker (offline
     boots, the installable app, the watch of its requests) need. Without one the app works as in a
     browser that has no service worker: online, the worker's registration refused with a warning."""
     return {**browser_context_args, "service_workers": "block"}
