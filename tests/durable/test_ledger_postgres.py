@@ -39,13 +39,12 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture
 def ledger(postgres_url: str) -> PostgresWorkOrders:
-    """An empty table for each test."""
+    """An empty table for each test (the first use creates it; racing creations: test_ledger_two_machines)."""
+    ledger = PostgresWorkOrders(postgres_url)
+    ledger.orders()
     with psycopg.connect(postgres_url, autocommit=True) as connection:
-        connection.execute(f"DROP TABLE IF EXISTS {TABLE}")
-    from sitewalk_agent.workorders import postgres
-
-    postgres._ready.discard(postgres_url)
-    return PostgresWorkOrders(postgres_url)
+        connection.execute(f"TRUNCATE {TABLE}")
+    return ledger
 
 
 def _rows(url: str, key: str = KEY) -> list[tuple]:
@@ -55,7 +54,7 @@ def _rows(url: str, key: str = KEY) -> list[tuple]:
 
 def test_many_concurrent_async_claims_of_one_key_file_one_row(ledger: PostgresWorkOrders, postgres_url: str) -> None:
     async def race() -> list[tuple[dict, bool]]:
-        # separate ledgers, as separate servers would be; the table is created by the race itself
+        # separate ledgers and connections, as separate servers would have
         return await asyncio.gather(*(PostgresWorkOrders(postgres_url).acreate(
             KEY, subject="risk-1", thread_id=f"t{i}", checkpoint_id=f"c{i}") for i in range(24)))
 

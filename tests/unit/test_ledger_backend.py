@@ -69,3 +69,11 @@ def test_a_misconfigured_ledger_is_a_failed_press_not_a_failed_run(monkeypatch: 
     result = update["ui_action_result"]
     assert result["status"] == "failed" and "SITEWALK_LEDGER_URL must be" in result["reason"] and said == ""
     assert "ui_actions" not in update  # nothing recorded as done
+
+
+def test_the_durable_servers_venv_gets_the_postgres_driver() -> None:
+    from sitewalk_build.durable_install import _server_deps
+
+    deps = _server_deps()
+    assert any(d.startswith("psycopg[binary]") for d in deps)  # the `postgres` extra
+    assert not any(d.startswith("langgraph-cli") for d in deps)  # the in-memory server's CLI stays out
