@@ -2,7 +2,8 @@
 
 Postgres comes from Debian's packages (`./sw serve --durable` installs them); Aegra needs Python
 >= 3.12, found here (pyenv's, or SITEWALK_DURABLE_PYTHON, or one on PATH) and used to build
-`.durable/aegra-venv/` once (again when the pins or the project's server deps change).
+`.durable/aegra-venv/` once (again when the pins or the project's server deps change). It gets the
+project's server deps and those of its `postgres` extra (the work-order ledger on Postgres).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ VENV = DURABLE / "aegra-venv"
 AEGRA = "aegra-cli==0.11.0"
 # Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
 NOT_FOR_AEGRA = ("langgraph-cli",)
+# Optional extras of the project the durable server needs: the work-order ledger on Postgres.
+AEGRA_EXTRAS = ("postgres",)
 
 
 def log(msg: str) -> None:
@@ -81,9 +84,11 @@ def pg_user() -> str | None:
 
 
 def _server_deps() -> list[str]:
+    """The project's server deps (less the in-memory server's CLI) and those of AEGRA_EXTRAS."""
     with open(ROOT / "pyproject.toml", "rb") as f:
-        deps = tomllib.load(f)["project"]["dependencies"]
-    return [d for d in deps if not d.startswith(NOT_FOR_AEGRA)]
+        project = tomllib.load(f)["project"]
+    extras = [d for name in AEGRA_EXTRAS for d in project["optional-dependencies"][name]]
+    return [d for d in project["dependencies"] if not d.startswith(NOT_FOR_AEGRA)] + extras
 
 
 def venv_python() -> Path:

@@ -53,13 +53,14 @@ class Part:
     env: dict[str, str] | None = None
     user: str | None = None
     stop_signal: int = signal.SIGTERM
+    cwd: Path = ROOT  # the folder it runs in (tests give each server a folder of its own)
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as out:
             # A session of its own: Ctrl-C in the terminal reaches only us, and we stop it.
-            self.process = subprocess.Popen(self.cmd, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
+            self.process = subprocess.Popen(self.cmd, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                             user=self.user)
 

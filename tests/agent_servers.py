@@ -5,6 +5,10 @@
 it) in a state folder of its own; `aegra` is the durable server (Aegra on Postgres, sitewalk_build.durable)
 in a cluster of its own under .durable/test-runs/, removed afterwards. `env` is added to the server's environment (e.g.
 SITEWALK_TOKENS for sign-in). How long each took to start is kept for the session's summary.
+
+The tests read a server's work orders from the SQLite file of the session (`workorders_db`), so an Aegra
+server started here keeps its ledger there (SITEWALK_LEDGER_URL=sqlite) instead of its Postgres; the
+Postgres ledger is tested by tests/durable (test_ledger_postgres.py, and the stacks of durable_helpers).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ def _durable_agent_server(name: str, env: dict[str, str] | None = None) -> Itera
     shutil.rmtree(home, ignore_errors=True)
     started = time.monotonic()
     try:
-        stack = start_durable(1, home=home, extra_env=env)
+        stack = start_durable(1, home=home, extra_env={"SITEWALK_LEDGER_URL": "sqlite", **(env or {})})
     except DurableError as exc:
         if os.environ.get("SITEWALK_REQUIRE_DURABLE") == "1":
             raise

@@ -35,7 +35,13 @@ from langgraph.config import get_config
 
 from sitewalk_agent.audit.context import actor
 from sitewalk_agent.order_mirror import mirror_order
-from sitewalk_agent.workorders import WorkOrderError, WorkOrders, substance_of, work_order_key
+from sitewalk_agent.workorders import (
+    WorkOrderError,
+    WorkOrderLedger,
+    open_work_orders,
+    substance_of,
+    work_order_key,
+)
 
 __all__ = ["ActionLedger", "action_request", "answer_press", "authorize", "close_button", "expected_actions",
            "unwrap_press"]
@@ -79,12 +85,20 @@ class ActionLedger:
     """Where actions take effect: the ticket system for work orders; the Store (shared by every branch)
     for the outcome of other actions, by the browser's idempotency key."""
 
-    def __init__(self, store: Any = None, thread_id: str | None = None, orders: WorkOrders | None = None) -> None:
+    def __init__(self, store: Any = None, thread_id: str | None = None, orders: WorkOrderLedger | None = None) -> None:
         self._store = store if thread_id else None
         self._memory: dict[str, dict[str, Any]] = {}
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
         self.thread_id = thread_id
-        self.orders = orders or WorkOrders()
+        self._orders = orders
+
+    @property
+    def orders(self) -> WorkOrderLedger:
+        """The ticket system (`open_work_orders` when none was given): opened on use, so a misconfigured
+        ledger is a failed press (`WorkOrderError`), not a failed run."""
+        if self._orders is None:
+            self._orders = open_work_orders()
+        return self._orders
 
     async def get(self, key: str) -> dict[str, Any] | None:
         if self._store is None:

@@ -3,10 +3,10 @@
 `create_work_order`, `notify_site_manager`, `archive_photos` and `delete_photos` run on the agent
 server (they are not headless) and are gated by per-call review (`sitewalk_agent.review`).
 
-- work orders: the real ticket system, `sitewalk_agent.workorders` (SQLite, `SITEWALK_WORKORDERS_DB`,
-  a UNIQUE business key), the same one the ConfirmButton's action files into. The key is
-  `reviewed_order_key`: the inspection and the subject's words. A second call with the same key (a
-  replay or a fork that reaches the same reviewed call, a retry) gets the ORIGINAL order back
+- work orders: the real ticket system, `sitewalk_agent.workorders` (Postgres on the durable deployment,
+  else SQLite: `open_work_orders`; a UNIQUE business key), the same one the ConfirmButton's action files
+  into. The key is `reviewed_order_key`: the inspection and the subject's words. A second call with the
+  same key (a replay or a fork that reaches the same reviewed call, a retry) gets the ORIGINAL order back
   (`created: false`, `replayed: true`), and the database holds one row. The call waits at most
   `SITEWALK_WORKORDERS_TIMEOUT_MS`; past that its outcome is unknown and it is reconciled by key
   before any retry (`sitewalk_agent.outcomes`). Filed or found, the order is mirrored into the Store
@@ -52,7 +52,13 @@ from sitewalk_agent.outcomes import (
     unknown_entry,
     unresolved,
 )
-from sitewalk_agent.workorders import WorkOrderError, WorkOrders, reviewed_order_key, reviewed_substance
+from sitewalk_agent.workorders import (
+    WorkOrderError,
+    WorkOrderLedger,
+    open_work_orders,
+    reviewed_order_key,
+    reviewed_substance,
+)
 from sitewalk_shared.contracts.envelope import ErrorCode, ToolSuccess, unknown_outcome
 from sitewalk_shared.contracts.field_actions import NotifyArgs, PhotosArgs, WorkOrderArgs
 
@@ -107,7 +113,7 @@ def _order_result(order: dict[str, Any], created: bool, inspection_id: str) -> d
             "inspection_id": inspection_id}
 
 
-async def _file(orders: WorkOrders, args: WorkOrderArgs, runtime: ToolRuntime,
+async def _file(orders: WorkOrderLedger, args: WorkOrderArgs, runtime: ToolRuntime,
                 unknown: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], bool]:
     """Reconcile by key first when an earlier call of this key has an unknown outcome, else file."""
     substance = reviewed_substance(args.inspection_id, args.subject)
@@ -131,7 +137,7 @@ async def create_work_order(inspection_id: str, subject: str, runtime: ToolRunti
     timeout = order_timeout_s()
     try:
         args = WorkOrderArgs(inspection_id=inspection_id, subject=subject, priority=priority)
-        order, created = await asyncio.wait_for(_file(WorkOrders(), args, runtime, unknown), timeout)
+        order, created = await asyncio.wait_for(_file(open_work_orders(), args, runtime, unknown), timeout)
     except TimeoutError:  # the request went out; whether it landed is unknown: say so, never failed
         envelope = unknown_outcome(call["name"], call["id"], f"the work-order system did not answer within "
                                    f"{timeout:g} s: the order may or may not exist; it is looked up by its key "

@@ -35,7 +35,7 @@ from langchain.agents.middleware import AgentState
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation
 from sitewalk_agent.order_mirror import mirror_order
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrderLedger, open_work_orders
 
 __all__ = ["NOTE_TITLE", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile", "settled",
            "unknown_entry", "unresolved"]
@@ -80,7 +80,7 @@ def settled(entry: dict[str, Any], order: dict[str, Any], how: str) -> dict[str,
     return {**entry, "status": "succeeded", "work_order": order["id"], "reconciled_at": now(), "how": how}
 
 
-async def lookup(orders: WorkOrders, key: str) -> dict[str, Any] | None:
+async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
     """The order filed under `key`; None when there is none or the system does not answer in time."""
     try:
         return await asyncio.wait_for(orders.aget(key), order_timeout_s())
@@ -89,12 +89,12 @@ async def lookup(orders: WorkOrders, key: str) -> dict[str, Any] | None:
 
 
 async def reconcile(state: Mapping[str, Any], store: Any, config: Any,
-                    orders: WorkOrders | None = None) -> dict[str, dict[str, Any]]:
+                    orders: WorkOrderLedger | None = None) -> dict[str, dict[str, Any]]:
     """Look every unknown call up by its key: the entries that are now known (each one audited)."""
     pending = unresolved(state)
     if not pending:
         return {}
-    orders = orders or WorkOrders()
+    orders = orders or open_work_orders()
     known: dict[str, dict[str, Any]] = {}
     for call_id, entry in pending.items():
         order = await lookup(orders, str(entry.get("idempotency_key")))

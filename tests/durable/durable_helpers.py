@@ -16,7 +16,17 @@ from typing import Any
 import pytest
 
 from sitewalk.agentserver import AgentServerClient, pending_interrupts
-from sitewalk_build.durable import DURABLE, DurableError, DurableServer, find_python, pg_bin, start_durable
+from sitewalk_build.durable import (
+    DURABLE,
+    DurableError,
+    DurableServer,
+    Layout,
+    find_python,
+    pg_bin,
+    start_durable,
+    start_postgres,
+)
+from sitewalk_build.durable_process import Part
 from sitewalk_shared.contracts.envelope import ok_result
 
 ASSISTANT = "inspection"
@@ -80,3 +90,13 @@ def start_test_stack(name: str, workers: int = 1, extra_env: dict[str, str] | No
 def stop_test_stack(stack: DurableServer) -> None:
     stack.stop()
     shutil.rmtree(stack.layout.home, ignore_errors=True)
+
+
+def start_test_postgres(name: str) -> tuple[Part, str, Layout]:
+    """A Postgres cluster of its own under .durable/test-runs/<name>-<pid>: (its process, its URL, its layout).
+    Stop it with `part.stop()` and remove `layout.home`."""
+    _require_prerequisites(1)
+    layout = Layout(DURABLE / "test-runs" / f"{name}-{os.getpid()}")
+    shutil.rmtree(layout.home, ignore_errors=True)
+    part, url = start_postgres(layout)
+    return part, url, layout

@@ -28,9 +28,6 @@ AEGRA_MODEL = ROOT / "sitewalk_build" / "durable.py"  # how ./sw serve --durable
 
 # Read by a provider's package (the project's `openai`/`anthropic` extras), not by Sitewalk's code.
 THIRD_PARTY = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
-# Documented ahead of the branch that reads it (the Postgres work-order ledger); once merged, it is read
-# like the others and this set can be emptied.
-PENDING = {"SITEWALK_LEDGER_URL"}
 
 
 def deploy_part(doc: str) -> str:
@@ -56,7 +53,7 @@ def named_in_code(name: str, dirs: tuple[str, ...] = CODE_DIRS) -> list[Path]:
 def unread(doc: str) -> set[str]:
     """Variables the page names that no code reads (third-party and pending ones aside)."""
     names = set(ENV_NAME.findall(deploy_part(doc)))
-    return {n for n in names - THIRD_PARTY - PENDING if not named_in_code(n)}
+    return {n for n in names - THIRD_PARTY if not named_in_code(n)}
 
 
 def test_the_page_names_the_variables_a_deployment_sets():
@@ -78,7 +75,7 @@ def test_aegras_variables_are_the_ones_serve_durable_sets():
 
 def test_every_sitewalk_variable_of_the_page_is_in_the_configuration_table():
     names = {n for n in ENV_NAME.findall(deploy_part(DOC.read_text(encoding="utf-8"))) if n.startswith("SITEWALK_")}
-    assert names - PENDING - table(TABLE_DOC.read_text(encoding="utf-8"))["environment"] == set()
+    assert names - table(TABLE_DOC.read_text(encoding="utf-8"))["environment"] == set()
 
 
 def test_a_variable_nobody_reads_is_caught():

@@ -1,8 +1,10 @@
 """Work orders: the external ticket system Sitewalk's agent files into, and its idempotency rule.
 
 A work order is a real-world side effect: rewinding a thread (replay, fork) must never file a
-second one. The ticket system here is a SQLite database (`SITEWALK_WORKORDERS_DB`, see
-`sitewalk_agent.workorders.db`) with a UNIQUE business idempotency key.
+second one. The ticket system here is a table with a UNIQUE business idempotency key, in one of two
+ledgers chosen by the environment (`sitewalk_agent.workorders.backend.open_work_orders`): Postgres on the
+durable deployment (`SITEWALK_LEDGER_URL`, else a Postgres `DATABASE_URL`: one table every server shares,
+`sitewalk_agent.workorders.postgres`), SQLite otherwise (`SITEWALK_WORKORDERS_DB`, `...workorders.db`).
 
 The key rule (`work_order_key`): the same action on the same substance gives the same key,
 whichever branch or replay reaches it; a fork that changes the substance gets a new key.
@@ -27,20 +29,24 @@ Undoing a real action is an explicit compensation: `close_work_order`, a Confirm
 the inspector confirms, recorded on the branch where it happens; the row becomes `closed` with
 who and when. Rewinding never closes or deletes an order.
 
-`python -m sitewalk_agent.workorders list` prints the orders, one JSON object a line.
+`python -m sitewalk_agent.workorders list` prints the orders of the ledger the environment names, one JSON
+object a line.
 """
 
 from __future__ import annotations
 
+from sitewalk_agent.workorders.backend import WorkOrderLedger, ledger_url, open_work_orders
 from sitewalk_agent.workorders.db import (
     WorkOrderError,
     WorkOrderNotFound,
     WorkOrders,
+    WorkOrderUnavailable,
     default_path,
     latency_s,
     simulated_latency,
 )
 from sitewalk_agent.workorders.keys import reviewed_order_key, reviewed_substance, substance_of, work_order_key
 
-__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "latency_s", "reviewed_order_key",
-           "reviewed_substance", "simulated_latency", "substance_of", "work_order_key"]
+__all__ = ["WorkOrderError", "WorkOrderLedger", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders",
+           "default_path", "latency_s", "ledger_url", "open_work_orders", "reviewed_order_key", "reviewed_substance",
+           "simulated_latency", "substance_of", "work_order_key"]

@@ -1,4 +1,8 @@
-"""The work-order database (SQLite, stdlib `sqlite3`): the external ticket system, keyed by business key.
+"""The work-order database on SQLite (stdlib `sqlite3`): the embedded default ledger, keyed by business key.
+
+The durable deployment uses Postgres instead (`sitewalk_agent.workorders.postgres`); which one is chosen
+in one place, `sitewalk_agent.workorders.backend.open_work_orders`. This module also holds what both share:
+the columns of a row, the key rule, the order id and timestamp, the simulated latency.
 
 Path: `SITEWALK_WORKORDERS_DB`, else `.langgraph_api/sitewalk-workorders.sqlite3` in the project
 (next to the dev server's own state). Every call opens its own connection, so the database is
@@ -30,7 +34,8 @@ from typing import Any
 
 from sitewalk_shared.errors import SitewalkError
 
-__all__ = ["WorkOrderError", "WorkOrderNotFound", "WorkOrders", "default_path", "latency_s", "simulated_latency"]
+__all__ = ["COLUMNS", "WorkOrderError", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders", "check_key",
+           "default_path", "latency_s", "new_order_id", "now", "simulated_latency"]
 
 ENV = "SITEWALK_WORKORDERS_DB"
 LATENCY_ENV = "SITEWALK_WORKORDERS_LATENCY_MS"
@@ -56,7 +61,7 @@ CREATE TABLE IF NOT EXISTS work_orders (
     priority TEXT
 )
 """
-_COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
+COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
             "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id", "priority")
 _ADDED = {"priority": "TEXT"}  # columns newer than some databases on disk: added on first use
 
@@ -67,6 +72,10 @@ class WorkOrderError(SitewalkError, ValueError):
 
 class WorkOrderNotFound(WorkOrderError):
     """No work order has that key or id."""
+
+
+class WorkOrderUnavailable(WorkOrderError):
+    """The ticket system cannot be reached or is misconfigured: nothing was filed or changed."""
 
 
 def default_path() -> Path:
@@ -98,8 +107,19 @@ def _migrate(connection: sqlite3.Connection) -> None:
                     raise
 
 
-def _now() -> str:
+def now() -> str:
+    """A row's timestamp: UTC, milliseconds, ISO 8601 with a Z."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def check_key(key: str) -> None:
+    """Refuse a key that is not 1 to 300 characters of text (every backend's rule)."""
+    if not isinstance(key, str) or not key.strip() or len(key) > 300:
+        raise WorkOrderError("a work order needs a business key (1 to 300 characters)")
+
+
+def new_order_id() -> str:
+    return f"WO-{uuid.uuid4().hex[:10].upper()}"
 
 
 class WorkOrders:
@@ -123,18 +143,17 @@ class WorkOrders:
             connection.close()
 
     def _select(self, connection: sqlite3.Connection, where: str, value: str) -> dict[str, Any] | None:
-        row = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM work_orders WHERE {where} = ?",
+        row = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM work_orders WHERE {where} = ?",
                                  (value,)).fetchone()
-        return dict(zip(_COLUMNS, row, strict=True)) if row else None
+        return dict(zip(COLUMNS, row, strict=True)) if row else None
 
     def create(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
                checkpoint_id: str | None = None, priority: str | None = None) -> tuple[dict[str, Any], bool]:
         """File the order for `key` once: (the order, whether this call created it).
 
         An existing key returns the ORIGINAL order unchanged (its id, status, priority, thread and checkpoint)."""
-        if not isinstance(key, str) or not key.strip() or len(key) > 300:
-            raise WorkOrderError("a work order needs a business key (1 to 300 characters)")
-        order_id = f"WO-{uuid.uuid4().hex[:10].upper()}"
+        check_key(key)
+        order_id = new_order_id()
         delay = latency_s()
         if delay:  # a slow ticket system: the request is in flight
             time.sleep(delay)
@@ -142,7 +161,7 @@ class WorkOrders:
             cursor = connection.execute(
                 "INSERT INTO work_orders (key, id, status, subject, substance, thread_id, checkpoint_id, created_at, "
                 "priority) VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
-                (key, order_id, subject, substance, thread_id, checkpoint_id, _now(), priority))
+                (key, order_id, subject, substance, thread_id, checkpoint_id, now(), priority))
             order = self._select(connection, "key", key)
         assert order is not None  # inserted now or before; rows are never deleted
         return order, cursor.rowcount == 1
@@ -157,7 +176,7 @@ class WorkOrders:
             cursor = connection.execute(
                 f"UPDATE work_orders SET status = 'closed', closed_at = ?, closed_by = ?, closed_thread_id = ?, "
                 f"closed_checkpoint_id = ? WHERE {where} = ? AND status = 'open'",
-                (_now(), closed_by, thread_id, checkpoint_id, key_or_id))
+                (now(), closed_by, thread_id, checkpoint_id, key_or_id))
             order = self._select(connection, where, key_or_id)
         if order is None:
             raise WorkOrderNotFound(f"no work order {key_or_id!r}")
@@ -170,8 +189,8 @@ class WorkOrders:
     def orders(self) -> list[dict[str, Any]]:
         """Every order, oldest first."""
         with self._connect() as connection:
-            rows = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM work_orders ORDER BY rowid").fetchall()
-        return [dict(zip(_COLUMNS, row, strict=True)) for row in rows]
+            rows = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM work_orders ORDER BY rowid").fetchall()
+        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
 
     async def acreate(self, key: str, **fields: Any) -> tuple[dict[str, Any], bool]:
         return await asyncio.to_thread(self.create, key, **fields)
