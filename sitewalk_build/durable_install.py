@@ -22,7 +22,7 @@ from pathlib import Path
 from sitewalk_build.durable_process import DurableError, tail
 from sitewalk_build.paths import ROOT
 
-__all__ = ["AEGRA", "DURABLE", "VENV", "DurableError", "ensure_installed", "find_python", "log", "pg_bin",
+__all__ = ["AEGRA", "DURABLE", "PROVIDERS_EXTRA", "VENV", "DurableError", "ensure_installed", "find_python", "log", "pg_bin",
            "pg_user", "venv_python"]
 
 DURABLE = ROOT / ".durable"
@@ -31,6 +31,8 @@ VENV = DURABLE / "aegra-venv"
 AEGRA = "aegra-cli==0.11.0"
 # Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
 NOT_FOR_AEGRA = ("langgraph-cli",)
+# The optional extra with LangChain's provider packages (`SITEWALK_MODEL=openai:...`), installed too.
+PROVIDERS_EXTRA = "providers"
 
 
 def log(msg: str) -> None:
@@ -81,8 +83,10 @@ def pg_user() -> str | None:
 
 
 def _server_deps() -> list[str]:
+    """The server distribution's dependencies and its provider extras (a real chat model runs on Aegra too)."""
     with open(ROOT / "pyproject.toml", "rb") as f:
-        deps = tomllib.load(f)["project"]["dependencies"]
+        project = tomllib.load(f)["project"]
+    deps = [*project["dependencies"], *project["optional-dependencies"][PROVIDERS_EXTRA]]
     return [d for d in deps if not d.startswith(NOT_FOR_AEGRA)]
 
 
