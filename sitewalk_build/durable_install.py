@@ -22,8 +22,8 @@ from pathlib import Path
 from sitewalk_build.durable_process import DurableError, tail
 from sitewalk_build.paths import ROOT
 
-__all__ = ["AEGRA", "DURABLE", "PROVIDERS_EXTRA", "VENV", "DurableError", "ensure_installed", "find_python", "log", "pg_bin",
-           "pg_user", "venv_python"]
+__all__ = ["AEGRA", "DURABLE", "PROVIDERS_EXTRA", "VENV", "DurableError", "ensure_installed", "find_python", "log",
+           "pg_bin", "pg_user", "venv_python"]
 
 DURABLE = ROOT / ".durable"
 VENV = DURABLE / "aegra-venv"
