@@ -50,7 +50,8 @@ async def _start(url: str, text: str) -> tuple[Any, str, dict[str, Any]]:
     client = get_client(url=url)
     thread = await client.threads.create()
     tid = thread["thread_id"]
-    await client.runs.wait(tid, "inspection", input={"messages": [{"role": "user", "content": text}]})
+    start: dict[str, Any] = {"messages": [{"role": "user", "content": text}]}
+    await client.runs.wait(tid, "inspection", input=start)
     return client, tid, dict(await client.threads.get_state(tid))
 
 
