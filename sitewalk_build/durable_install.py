@@ -23,8 +23,8 @@ from pathlib import Path
 from sitewalk_build.durable_process import DurableError, tail
 from sitewalk_build.paths import ROOT
 
-__all__ = ["AEGRA", "DURABLE", "VENV", "DurableError", "ensure_installed", "find_python", "log", "pg_bin",
-           "pg_user", "venv_python"]
+__all__ = ["AEGRA", "DURABLE", "PROVIDERS_EXTRA", "VENV", "DurableError", "ensure_installed", "find_python", "log",
+           "pg_bin", "pg_user", "venv_python"]
 
 DURABLE = ROOT / ".durable"
 VENV = DURABLE / "aegra-venv"
@@ -32,8 +32,10 @@ VENV = DURABLE / "aegra-venv"
 AEGRA = "aegra-cli==0.11.0"
 # Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
 NOT_FOR_AEGRA = ("langgraph-cli",)
-# Optional extras of the project the durable server needs: the work-order ledger on Postgres.
-AEGRA_EXTRAS = ("postgres",)
+# Optional extras of the project the durable server needs: the work-order ledger on Postgres, and
+# LangChain's provider packages (`SITEWALK_MODEL=openai:...`: a real chat model runs on Aegra too).
+PROVIDERS_EXTRA = "providers"
+AEGRA_EXTRAS = ("postgres", PROVIDERS_EXTRA)
 
 
 def log(msg: str) -> None:

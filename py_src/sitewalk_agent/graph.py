@@ -28,7 +28,12 @@ from langchain.agents import create_agent  # noqa: E402
 from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 
-from sitewalk_agent.demo import ScriptedFaultsMiddleware, ScriptedInspectionModel, ScriptedPacingMiddleware  # noqa: E402
+from sitewalk_agent.demo import (  # noqa: E402
+    ScriptedFaultsMiddleware,
+    ScriptedInspectionModel,
+    ScriptedPacingMiddleware,
+    ScriptedUnknownToolMiddleware,
+)
 from sitewalk_agent.middleware import SitewalkState  # noqa: E402
 from sitewalk_agent.models import make_model  # noqa: E402
 from sitewalk_agent.screens import UI_PROMPT  # noqa: E402
@@ -48,11 +53,12 @@ SYSTEM_PROMPT = (
 
 
 def build_graph(model: BaseChatModel | None = None) -> Any:
-    """The inspection agent: create_agent with Sitewalk's middleware (and pacing for the scripted model)."""
+    """The inspection agent: create_agent with Sitewalk's middleware (and, for the scripted model, its pacing,
+    faults and the unknown-tool scenario's tool)."""
     model = model or _BASE_MODEL
     middleware: list[AgentMiddleware[Any]] = [*sitewalk_middleware(), *field_review_middleware(), SiteWalkMiddleware()]
     if isinstance(model, ScriptedInspectionModel):
-        middleware += [ScriptedPacingMiddleware(), ScriptedFaultsMiddleware()]
+        middleware += [ScriptedPacingMiddleware(), ScriptedFaultsMiddleware(), ScriptedUnknownToolMiddleware()]
     return create_agent(model, system_prompt=SYSTEM_PROMPT, middleware=middleware, state_schema=SitewalkState,
                         name="inspection")
 

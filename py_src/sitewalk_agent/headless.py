@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.ledger import OutcomeLedger
 from sitewalk_shared.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
-from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
+from sitewalk_shared.contracts.tools import BROWSER_TOOL_CONTRACTS, PROTOCOL_VERSION, ToolContract
 
 __all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
 
@@ -151,4 +151,4 @@ def _is_invalid_args(message: ToolMessage) -> bool:
 
 def headless_tools(contracts: list[ToolContract] | None = None) -> list[BaseTool]:
     """One headless tool per contract (default: every contract Sitewalk's browser implements)."""
-    return [headless_tool(contract) for contract in (contracts or list(TOOL_CONTRACTS.values()))]
+    return [headless_tool(contract) for contract in (contracts or list(BROWSER_TOOL_CONTRACTS.values()))]

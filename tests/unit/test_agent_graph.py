@@ -538,3 +538,33 @@ def test_the_example_graph_reads_sitewalk_model_the_same_way(monkeypatch):
     monkeypatch.setenv("SITEWALK_MODEL", "scripted")
     rebuilt = importlib.reload(example)
     assert rebuilt.graph.name == "example"
+
+
+@pytest.mark.parametrize(("opening", "offered"), [
+    ("Start inspection inspection-88\nscript: unknown-tool", True),
+    ("Start inspection inspection-88\nscript: locate", False),
+    ("Start inspection inspection-88", False),
+])
+def test_measure_noise_level_is_offered_to_the_scripted_model_only_in_its_unknown_tool_scenario(opening, offered):
+    """No model is offered a tool the browser does not implement, save the scripted one in that scenario;
+    the graph still has it, so the scenario's call reaches the browser and comes back not_implemented."""
+    from langchain.agents.middleware import ModelRequest
+
+    from sitewalk_agent.demo import ScriptedUnknownToolMiddleware
+    from sitewalk_agent.headless import headless_tools
+
+    middleware = ScriptedUnknownToolMiddleware()
+    tools = [*headless_tools(), *middleware.tools]
+    messages = [HumanMessage(opening)]
+    request = ModelRequest(model=ScriptedInspectionModel(), messages=messages, tools=tools,
+                           state={"messages": messages})
+    seen: list[list[str]] = []
+
+    async def handler(req):
+        seen.append([t.name for t in req.tools])
+        return AIMessage("")
+
+    asyncio.run(middleware.awrap_model_call(request, handler))
+    assert ("measure_noise_level" in seen[0]) is offered
+    assert set(seen[0]) >= {"read_local_draft", "get_current_location"}
+    assert "measure_noise_level" in {t.name for t in G.build_graph().nodes["tools"].bound.tools_by_name.values()}

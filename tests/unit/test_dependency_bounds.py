@@ -14,12 +14,14 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
-BOUNDED = {"langchain", "langchain-core", "langgraph", "langgraph-cli", "langgraph-api", "langgraph-runtime-inmem"}
+BOUNDED = {"langchain", "langchain-core", "langgraph", "langgraph-cli", "langgraph-api", "langgraph-runtime-inmem",
+           "langchain-openai", "langchain-anthropic"}
 
 
 def requirements(text: str) -> dict[str, Requirement]:
-    """The project's dependencies by name."""
-    found = (Requirement(line) for line in tomllib.loads(text)["project"]["dependencies"])
+    """The project's dependencies and its provider extra, by name."""
+    project = tomllib.loads(text)["project"]
+    found = (Requirement(line) for line in [*project["dependencies"], *project["optional-dependencies"]["providers"]])
     return {req.name: req for req in found}
 
 
@@ -58,3 +60,21 @@ def test_langchain_langgraph_and_the_servers_packages_are_installed_inside_their
     found = requirements(PYPROJECT.read_text(encoding="utf-8"))
     assert BOUNDED <= found.keys()
     assert [problem for name in sorted(BOUNDED) for problem in range_problems(found[name], version(name))] == []
+
+
+def test_each_provider_extra_and_dev_name_the_same_tested_range_as_providers():
+    """`openai`, `anthropic` and `dev` repeat the ranges of `providers`: one range per package, whichever extra."""
+    extras = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    providers = {Requirement(line).name: str(Requirement(line).specifier) for line in extras["providers"]}
+    for extra in ("openai", "anthropic", "dev"):
+        for line in extras[extra]:
+            req = Requirement(line)
+            if req.name in providers:
+                assert str(req.specifier) == providers[req.name], (extra, line)
+    assert {Requirement(line).name for line in extras["dev"]} >= providers.keys()
+
+
+def test_aegras_venv_gets_the_provider_extra():
+    from sitewalk_build.durable_install import _server_deps
+
+    assert {Requirement(line).name for line in _server_deps()} >= {"langchain-openai", "langchain-anthropic"}

@@ -130,3 +130,18 @@ def test_device_tools_are_shared_contracts():
     assert TOOL_CONTRACTS["get_current_location"] is GET_CURRENT_LOCATION
     assert TOOL_CONTRACTS["attach_photo"] is ATTACH_PHOTO
     assert "measure_noise_level" in TOOL_CONTRACTS  # still defined by the agent, still not in the browser
+
+
+def test_the_contracts_offered_to_a_model_are_exactly_those_the_browser_registers():
+    """`BROWSER_TOOL_CONTRACTS` (what a model is offered) names each tool `sitewalk.app.device_tools` registers,
+    and no other: a tool the browser would only refuse is never offered (read from the source: the app module
+    imports the browser's bridge)."""
+    import re
+    from pathlib import Path
+
+    from sitewalk_shared.contracts.tools import BROWSER_TOOL_CONTRACTS
+
+    source = (Path(__file__).resolve().parents[2] / "py_src/sitewalk/app/device_tools.py").read_text()
+    registered = set(re.findall(r"registry\.register\(\"([a-z_]+)\"", source))
+    assert registered == set(BROWSER_TOOL_CONTRACTS)
+    assert "measure_noise_level" not in BROWSER_TOOL_CONTRACTS

@@ -4,5 +4,7 @@ Nothing here is used when `SITEWALK_MODEL` names a real model (`sitewalk_agent.m
 
 from sitewalk_agent.demo.faults import ScriptedFaultsMiddleware, ScriptedPacingMiddleware
 from sitewalk_agent.demo.scripted_model import ScriptedInspectionModel
+from sitewalk_agent.demo.unknown_tool import ScriptedUnknownToolMiddleware
 
-__all__ = ["ScriptedFaultsMiddleware", "ScriptedInspectionModel", "ScriptedPacingMiddleware"]
+__all__ = ["ScriptedFaultsMiddleware", "ScriptedInspectionModel", "ScriptedPacingMiddleware",
+           "ScriptedUnknownToolMiddleware"]

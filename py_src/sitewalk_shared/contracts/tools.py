@@ -253,7 +253,11 @@ MEASURE_NOISE_LEVEL = ToolContract(
     result=MeasureNoiseLevelResult,
 )
 
-TOOL_CONTRACTS: dict[str, ToolContract] = {
-    c.name: c for c in (READ_LOCAL_DRAFT, SAVE_LOCAL_DRAFT, START_BLANK_DRAFT, GET_CURRENT_LOCATION, ATTACH_PHOTO,
-                        MEASURE_NOISE_LEVEL)
+BROWSER_TOOL_CONTRACTS: dict[str, ToolContract] = {
+    c.name: c for c in (READ_LOCAL_DRAFT, SAVE_LOCAL_DRAFT, START_BLANK_DRAFT, GET_CURRENT_LOCATION, ATTACH_PHOTO)
 }
+"""The contracts Sitewalk's browser implements (`sitewalk.app.device_tools` registers each): the headless tools
+a model is offered. A tool the browser would only refuse is never offered."""
+
+TOOL_CONTRACTS: dict[str, ToolContract] = {**BROWSER_TOOL_CONTRACTS, MEASURE_NOISE_LEVEL.name: MEASURE_NOISE_LEVEL}
+"""Every contract defined, the agent-only ones included (the browser answers a call to one not_implemented)."""
