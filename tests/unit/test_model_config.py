@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from langchain.chat_models import base as chat_models_base
 
 from sitewalk_agent.demo import ScriptedInspectionModel
 from sitewalk_agent.models import ModelConfigError, make_model
@@ -35,6 +36,11 @@ def test_a_name_langchain_cannot_place_is_a_typed_error_naming_the_setting(monke
 
 
 def test_a_provider_whose_package_is_missing_names_the_extra_to_install(monkeypatch):
+    # init_chat_model keeps each provider's class once imported (an lru_cache on a private helper of
+    # langchain's): a test of the same worker that built an OpenAI model before would hide the import.
+    creator = getattr(chat_models_base, "_get_chat_model_creator", None)
+    if creator is not None:
+        creator.cache_clear()
     monkeypatch.setitem(sys.modules, "langchain_openai", None)  # as if not installed: importing it fails
     monkeypatch.setenv("SITEWALK_MODEL", "openai:gpt-4.1-mini")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-a-key")
