@@ -155,7 +155,7 @@ def _rewrite(sql: SqlRunner, namespace: tuple[str, ...], records: list[dict[str,
         f"INSERT INTO store (prefix, key, value) VALUES {values}; COMMIT;")
 
 
-@pytest.mark.parametrize("server", ["aegra"], indirect=True)  # langgraph dev's store is in its memory: API only
+@pytest.mark.parametrize("server", ["aegra"], indirect=True)  # langgraph dev: tests/unit/test_audit_live.py
 def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     url, sql = server
     assert sql is not None
