@@ -44,15 +44,18 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
         return True
 
 
-def _langgraph_exe() -> str:
+def _langgraph_cmd() -> list[str]:
+    """The `langgraph` CLI of this interpreter's environment, run BY this interpreter: a venv copied from
+    another folder keeps the other venv's interpreter in its scripts' first line, and the server would
+    then import that venv's (and its editable install's) code instead of this one's."""
     cand = Path(sys.executable).parent / "langgraph"
     if cand.exists():
-        return str(cand)
+        return [sys.executable, str(cand)]
     found = shutil.which("langgraph")
     if not found:
         raise AgentServerStartError(
             "the `langgraph` CLI is not installed: pip install -e '.[dev]' (langgraph-cli[inmem])")
-    return found
+    return [found]
 
 
 @dataclass
@@ -184,7 +187,7 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "wb")  # owned by the AgentServer, closed by stop()
-    cmd = [_langgraph_exe(), "dev", "--no-browser", "--no-reload", "--host", host,
+    cmd = [*_langgraph_cmd(), "dev", "--no-browser", "--no-reload", "--host", host,
            "--port", str(port), "--config", str(config_path)]
     proc = subprocess.Popen(cmd, cwd=cwd, env=agent_server_env(env), stdin=subprocess.DEVNULL,
                             stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)

@@ -336,13 +336,14 @@ def stamp_version(site: Site) -> None:
 
 def fill_precache(site: Site) -> None:
     """sw.js gets its precache manifest: each file with its subresource integrity, so the service
-    worker stores exactly what was built, or nothing (a corrupt file fails its install)."""
+    worker stores exactly what was built, or nothing (a corrupt file fails its install; a lazy file
+    whose bytes differ is passed to the page, which refuses it, and not stored)."""
     sw = site.staging / "sw.js"
     if not sw.exists():
         return
     lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest) if rest]  # cached when first fetched
     files = [rel for rel in served_files(site.staging) if rel not in lazy]
-    integrity = {rel: sri(site.staging / rel) for rel in files}
+    integrity = {rel: sri(site.staging / rel) for rel in [*files, *lazy]}
     integrity["./"] = integrity["index.html"]
     manifest = {"version": site.version, "files": ["./"] + files, "lazy": lazy, "integrity": integrity}
     new, n = re.subn(r"/\*__PRECACHE__\*/.*?/\*__END__\*/",

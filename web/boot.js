@@ -229,10 +229,11 @@ async function whyNotLoaded(missing) {
 // The rest of the stdlib (bundle.stdlibRest) and of the pure packages (bundle.sitePackagesRest): each
 // boot archive holds what the app imports; a module outside it is fetched the first time an import needs
 // it, by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
-// An import cannot await, so the finder fetches synchronously; the finder checks the sha256 of the bytes.
+// An import cannot await, so the finder fetches synchronously; the finder checks the sha256 of the bytes
+// (bytes that differ are refused with RestArchiveTampered, an ImportError, and neither written nor kept).
 // A synchronous request may bypass the service worker, so the page keeps the archive in the worker's
-// cache itself, and the next boot writes it from there to the file system before Python needs it
-// (offline too).
+// cache itself once the finder has checked it (keepRest), and the next boot writes it from there to the
+// file system before Python needs it (offline too).
 const restCache = () => caches.open(`sitewalk-${boot.version}`);
 
 function keepRest(url, bytes) {
@@ -262,7 +263,6 @@ function fetchBytesSync(url) {
   const text = xhr.responseText;
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
-  keepRest(url, bytes);
   return bytes;
 }
 
@@ -271,7 +271,7 @@ async function installRest(pyodide, rest, keptPromise) {
   if (kept) pyodide.FS.writeFile(rest.path, kept); // the finder checks its sha256 before using it
   const finder = pyodide.pyimport(rest.finder);
   try {
-    finder.install(rest.file, rest.sha256, rest.path, rest.modules, fetchBytesSync).destroy();
+    finder.install(rest.file, rest.sha256, rest.path, rest.modules, fetchBytesSync, keepRest).destroy();
   } finally {
     finder.destroy();
   }

@@ -51,3 +51,5 @@ def test_soak(stack):
     tally = soak.tally
     assert tally["inspections"] > 0
     assert (tally["results_lost"], tally["duplicate_results"], tally["runs_stuck"]) == (0, 0, 0)
+    assert tally["refused_duplicates"] == tally["duplicate_deliveries"]  # a second answer is refused (4xx)
+    assert (tally["server_errors"], tally["stream_errors"]) == (0, 0)

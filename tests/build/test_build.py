@@ -150,6 +150,9 @@ def test_service_worker_precaches_everything_but_itself_and_the_rest_archives(di
              if p.is_file() and not p.name.startswith(".") and p.name != "sw.js" and p.suffix not in (".br", ".gz")}
     lazy = [bundle_mjs(dist)[key]["file"] for key in ("stdlibRest", "sitePackagesRest")]
     assert manifest["lazy"] == lazy  # cached when first fetched, never precached
+    for file in lazy:  # ... and only when its bytes are the build's (the worker checks them against this)
+        assert manifest["integrity"][file] == "sha256-" + base64.b64encode(
+            hashlib.sha256((dist / file).read_bytes()).digest()).decode(), file
     assert set(manifest["files"]) == files - set(lazy) | {"./"}
     assert len(manifest["version"]) == 16
 

@@ -13,7 +13,11 @@ after the answer (restarted at the next inspection; the other server carries on)
 answer's stream abandoned after its first event (a dropped connection), the answer delivered twice (a
 duplicate). A new client serves every step (a reload), on a server picked by a second generator.
 Counted: results lost (a finished thread without the tool's result or the closing message), duplicate
-results (the call's result or the closing message twice), stuck runs (not finished in time).
+results (the call's result or the closing message twice), stuck runs (not finished in time). A delivery
+the server did not take is counted by its answer (`delivery_failure`): a 4xx is a refused delivery (the
+answer was already taken, or a run is busy on the thread), a 5xx a server error, an error event in the
+stream a stream error. A duplicate is counted once the resend was sent and answered, and whether the
+server refused it (`refused_duplicates`).
 """
 
 from __future__ import annotations
@@ -28,15 +32,22 @@ from typing import Any
 
 from durable_helpers import ASSISTANT, draft_answer, start_message
 
-from sitewalk.agentserver import AgentServerClient, AgentServerError, ServerUnreachable, pending_interrupts
+from sitewalk.agentserver import (
+    AgentServerClient,
+    AgentServerError,
+    HTTPStatusError,
+    ServerUnreachable,
+    pending_interrupts,
+)
 from sitewalk_build.durable import DurableServer
 
-__all__ = ["SHORT_LEASE", "Faults", "Soak", "plan"]
+__all__ = ["ACCEPTED", "SHORT_LEASE", "Faults", "Soak", "delivery_failure", "plan"]
 
 STEP_TIMEOUT_S = 90.0  # a run not done after this long (a lease is 7 s) counts as stuck
 CLOSING = "The card for inspection-42 is on screen."
 P_KILL, P_DROP, P_DUPLICATE = 0.08, 0.2, 0.2
 STREAM: dict[str, Any] = {"stream_resumable": True, "on_disconnect": "continue"}  # as the app (rejoin.py)
+ACCEPTED = "accepted"  # a delivery whose stream ran (or was dropped as planned) without an error
 SHORT_LEASE = {"LEASE_DURATION_SECONDS": "7", "HEARTBEAT_INTERVAL_SECONDS": "2", "REAPER_INTERVAL_SECONDS": "2"}
 
 
@@ -68,6 +79,15 @@ def planned(faults: list[Faults]) -> dict[str, int]:
     return {"kills": sum(f.kill is not None for f in faults),
             "dropped_streams": sum(f.drop_start for f in faults) + sum(f.drop_answer for f in faults),
             "duplicate_deliveries": sum(f.duplicate for f in faults)}
+
+
+def delivery_failure(exc: AgentServerError) -> str:
+    """The count a delivery the server did not take goes to: a 4xx is the server refusing the answer
+    (`refused_deliveries`), a 5xx is a fault of the server (`server_errors`), not a refusal; an error
+    event in the run's stream is a `stream_errors`."""
+    if isinstance(exc, HTTPStatusError):
+        return "refused_deliveries" if exc.status < 500 else "server_errors"
+    return "stream_errors"
 
 
 class Stuck(Exception):
@@ -132,8 +152,7 @@ class Soak:
         await self.deliver(thread_id, pending, faults.drop_answer)
         self.kill(faults, "after_answer")  # while the continued run may still be going
         if faults.duplicate:
-            self.tally["duplicate_deliveries"] += 1
-            await self.deliver(thread_id, pending)
+            await self.resend(thread_id, pending)
         final = await self.until(lambda c: self.finished(c, thread_id, pending))
         if not self.judge(final, pending["value"]["tool_call"]["id"]):
             runs = await self.call(lambda c: c.runs.list(thread_id, limit=20))
@@ -150,16 +169,30 @@ class Soak:
 
         await self.call(step)
 
-    async def deliver(self, thread_id: str, pending: Any, drop: bool = False) -> None:
-        async def step(client: AgentServerClient) -> None:
+    async def resend(self, thread_id: str, pending: Any) -> None:
+        """The duplicate: the answer delivered again, counted once the resend was sent and answered (a
+        resend that never reached a server raises Stuck and is no duplicate delivery)."""
+        outcome = await self.deliver(thread_id, pending)
+        self.tally["duplicate_deliveries"] += 1
+        if outcome == "refused_deliveries":
+            self.tally["refused_duplicates"] += 1
+
+    async def deliver(self, thread_id: str, pending: Any, drop: bool = False) -> str:
+        """Deliver the kept answer (retried while no server answers); ACCEPTED or the count its failure
+        went to (`delivery_failure`)."""
+        async def step(client: AgentServerClient) -> str:
             try:
                 await self.stream(client.resume(thread_id, ASSISTANT, draft_answer(pending), **STREAM), drop)
             except ServerUnreachable:
                 raise
-            except AgentServerError:  # already answered (a duplicate, or a retry after a drop)
-                self.tally["refused_deliveries"] += 1
+            except AgentServerError as exc:
+                return delivery_failure(exc)
+            return ACCEPTED
 
-        await self.call(step)
+        outcome: str = await self.call(step)
+        if outcome != ACCEPTED:
+            self.tally[outcome] += 1
+        return outcome
 
     async def finished(self, client: AgentServerClient, thread_id: str, pending: Any) -> Any:
         """The final state once the run is done; while the answered interrupt is still pending and
@@ -208,7 +241,9 @@ class Soak:
                 f"results lost {t['results_lost']}, duplicate results {t['duplicate_results']}, "
                 f"runs stuck {t['runs_stuck']}; faults: kills {t['kills']} (restarts {t['restarts']}), "
                 f"dropped streams {t['dropped_streams']}, duplicate deliveries {t['duplicate_deliveries']} "
-                f"(refused {t['refused_deliveries']}), redeliveries after a reload {t['redeliveries']}, "
+                f"(refused {t['refused_duplicates']}), refused deliveries {t['refused_deliveries']}, "
+                f"server errors {t['server_errors']}, stream errors {t['stream_errors']}, "
+                f"redeliveries after a reload {t['redeliveries']}, "
                 f"new clients {t['clients']}, unreachable retries {t['unreachable']}")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from agent_servers import serve_agent
+from audit_helpers import committed_heads, reseal
 from durable_helpers import start_test_stack, stop_test_stack
 from langgraph_sdk import get_client
 from signin_helpers import ANA, BEN, write_token_file
@@ -28,7 +29,7 @@ from sitewalk.audit_trail import AuditTrail, read_audit_trail
 from sitewalk_agent.audit.store_lock import lock_namespace
 from sitewalk_agent.audit.trail import audit_namespace
 from sitewalk_build.durable import pg_bin
-from sitewalk_shared.contracts.audit import HEAD_KEY, seal
+from sitewalk_shared.contracts.audit import HEAD_KEY, committed_head
 from sitewalk_shared.contracts.envelope import ok_result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,9 @@ def test_no_token_can_put_or_delete_in_an_audit_trail(server):
     tid = asyncio.run(_confirmed_inspection(url))
     assert verify(url, tid).returncode == 0
     records = trail(url, tid)
+    heads = asyncio.run(committed_heads(url, tid, ANA.headers))  # each audited step committed its head
+    assert [r["seq"] for r in records if r["kind"] in ("tool_call", "ui_action")
+            and committed_head(r) not in heads] == []
     last = records[-1]
     key = f"{last['seq']:08d}-{last['hash'][:12]}"
     namespace = audit_namespace(tid, "ana")
@@ -139,17 +143,6 @@ def in_app(url: str, thread_id: str) -> AuditTrail:
     return asyncio.run(read())
 
 
-def _reseal(records: list[dict[str, Any]], start: int) -> list[tuple[str, dict[str, Any]]]:
-    """The chain from index `start` on, sealed again after an edit to records[start]: correct hashes."""
-    sealed, prev = [], records[start - 1]["hash"]
-    for record in records[start:]:
-        fields = {k: v for k, v in record.items() if k not in ("seq", "prev_hash", "hash")}
-        key, new = seal(fields, record["seq"], prev)
-        sealed.append((key, new))
-        prev = new["hash"]
-    return sealed
-
-
 def _rewrite(sql: SqlRunner, namespace: tuple[str, ...], records: list[dict[str, Any]],
              new: list[tuple[str, dict[str, Any]]]) -> None:
     """Replace records (and the head) in Aegra's store table, as someone with the database could."""
@@ -162,7 +155,7 @@ def _rewrite(sql: SqlRunner, namespace: tuple[str, ...], records: list[dict[str,
         f"INSERT INTO store (prefix, key, value) VALUES {values}; COMMIT;")
 
 
-@pytest.mark.parametrize("server", ["aegra"], indirect=True)  # langgraph dev's store is in its memory: API only
+@pytest.mark.parametrize("server", ["aegra"], indirect=True)  # langgraph dev: tests/unit/test_audit_live.py
 def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     url, sql = server
     assert sql is not None
@@ -171,7 +164,7 @@ def test_a_resealed_or_cut_trail_below_the_api_is_caught(server):
     resealed = asyncio.run(_confirmed_inspection(url))
     records = trail(url, resealed)
     edited = [*records[:1], {**records[1], "outcome": "failed:denied"}, *records[2:]]
-    _rewrite(sql, (*namespace, resealed), records[1:], _reseal(edited, 1))
+    _rewrite(sql, (*namespace, resealed), records[1:], reseal(edited, 1))
     assert [r["outcome"] for r in trail(url, resealed)][1] == "failed:denied"  # the store now says so
     caught = verify(url, resealed)
     assert caught.returncode == 1 and "checkpoints committed" in caught.stderr, caught.stderr

@@ -264,6 +264,16 @@ def another_device(browser, site, request):
 
 
 @pytest.fixture
+def app_on_site(page, agent_server, watch, request):
+    """An AppPage of a site of the test's own serving (e.g. a copy of dist/ with a file changed)."""
+
+    def make(site_url: str) -> AppPage:
+        return AppPage(page, site_url, agent_server, watch, request.node.name)
+
+    return make
+
+
+@pytest.fixture
 def app_for(page, site, watch, request):
     """An AppPage wired to a server URL of the test's choosing (e.g. one that is down)."""
 

@@ -1,13 +1,17 @@
 """The audit chain against the real agent server: an inspection's trail verifies, and no client may rewrite it.
 
 Verify and export read the trail through the server's store API; the tampering is tried through it too
-(`PUT`/`DELETE /store/items`), exactly as anyone with API access could, and refused.
+(`PUT`/`DELETE /store/items`), exactly as anyone with API access could, and refused. Below the API,
+`langgraph dev` keeps its store in `.langgraph_api/store.pckl` while stopped: a record re-sealed there and
+a tail cut off with its head pointer are caught by verify's comparison with the checkpoints' head (as
+tests/durable/test_audit_tamper.py does in Aegra's Postgres).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from audit_helpers import committed_heads, record_key, reseal
 from langgraph_sdk import get_client
 
 from sitewalk.agentserver.client import AgentServerClient
@@ -22,7 +27,7 @@ from sitewalk.audit_trail import AuditTrail, read_audit_trail
 from sitewalk.ui.render import render_template
 from sitewalk_agent.audit.cli import main as audit_main
 from sitewalk_agent.audit.trail import audit_namespace
-from sitewalk_shared.contracts.audit import verify_chain
+from sitewalk_shared.contracts.audit import HEAD_KEY, committed_head, verify_chain
 from sitewalk_shared.contracts.envelope import ok_result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +106,19 @@ def test_a_whole_trail_verifies_and_no_client_may_rewrite_it(agent_server, capsy
     assert 'data-chain="broken"' not in render_template("audit_trail.j2", trail=whole_in_app)
 
 
+def test_each_audited_step_commits_its_head_in_the_threads_checkpoints(agent_server, capsys):
+    """The middleware writes {seq, hash} of each tool call's record into the state with the tool's result,
+    so it is checkpointed with the step; verify and the app compare the store with it. Each tool call and
+    the press has its own checkpointed head (not only the last step's)."""
+    tid = asyncio.run(_confirmed_inspection(agent_server))
+    records = json.loads(_audit(capsys, "export", tid, "--server", agent_server)[1])["records"]
+    heads = asyncio.run(committed_heads(agent_server, tid))
+    audited = [r for r in records if r["kind"] in ("tool_call", "ui_action")]
+    assert [r["tool_name"] for r in audited if r["kind"] == "tool_call"] == ["read_local_draft", "render_ui"]
+    missing = [r["seq"] for r in audited if committed_head(r) not in heads]
+    assert not missing, f"records {missing} were never committed as the thread's audit head: {heads}"
+
+
 async def _app_trail(url: str, tid: str) -> AuditTrail:
     """The trail as the app reads it: Sitewalk's own client, the store API, the shared chain check."""
     async with AgentServerClient(url) as client:
@@ -171,3 +189,69 @@ def test_review_decisions_on_the_real_server_are_on_a_whole_chain(agent_server, 
     ran = [r for r in records if r["kind"] == "tool_call" and r["tool_name"] in ("create_work_order",
                                                                                   "notify_site_manager")]
     assert len(ran) == 3 and all(r["review_status"] == "approved" and r["args_revision"] == 1 for r in ran)
+
+
+def _rewrite_stopped_store(state: Path, tid: str, replace: list[tuple[str, dict[str, Any]]],
+                           remove: list[str]) -> None:
+    """Edit the trail in a stopped `langgraph dev`'s store file, as someone with its disk could: put
+    `replace` (the head pointer follows its last record), drop the keys in `remove`."""
+    from langgraph.store.base import Item
+
+    path = state / ".langgraph_api" / "store.pckl"
+    data = pickle.loads(path.read_bytes())
+    namespace = audit_namespace(tid)
+    items = data[namespace]
+    template = items[HEAD_KEY]
+    for key in remove:
+        del items[key]
+    last_key, last = replace[-1]
+    head = {"seq": last["seq"], "hash": last["hash"], "key": last_key}
+    for key, value in [*replace, (HEAD_KEY, head)]:
+        items[key] = Item(value=value, key=key, namespace=namespace, created_at=template.created_at,
+                          updated_at=template.updated_at)
+    path.write_bytes(pickle.dumps(data, 2))
+
+
+def test_a_resealed_or_cut_trail_below_the_api_is_caught_on_langgraph_dev(workorders_db, tmp_path, capsys):
+    """verify compares the store's chain with the head the checkpoints committed: a chain re-sealed with
+    correct hashes, or cut together with its head pointer, links up, and only that comparison sees it."""
+    from build import start_agent_server
+
+    state = tmp_path / "server"
+    server = start_agent_server(state_dir=state)
+    try:
+        resealed, cut = (asyncio.run(_confirmed_inspection(server.url)) for _ in range(2))
+        before = {tid: json.loads(_audit(capsys, "export", tid, "--server", server.url)[1])["records"]
+                  for tid in (resealed, cut)}
+    finally:
+        server.stop()
+    records = before[resealed]
+    edited = [*records[:1], {**records[1], "outcome": "failed:denied"}, *records[2:]]
+    _rewrite_stopped_store(state, resealed, reseal(edited, 1), [record_key(r) for r in records[1:]])
+    records = before[cut]
+    _rewrite_stopped_store(state, cut, [(record_key(records[-2]), records[-2])], [record_key(records[-1])])
+
+    server = start_agent_server(state_dir=state)
+    try:
+        url = server.url
+        exported = json.loads(_audit(capsys, "export", resealed, "--server", url)[1])["records"]
+        assert exported[1]["outcome"] == "failed:denied"  # the store now says so (and its chain links: below)
+        code, _, err = _audit(capsys, "verify", resealed, "--server", url)
+        assert code == 1 and "checkpoints committed" in err, err
+        shown = asyncio.run(_read_in_app(url, resealed))
+        assert shown.problem is None and shown.mismatch is not None and shown.mismatch.kind == "changed"
+
+        last, kept = before[cut][-1], before[cut][-2]
+        assert len(json.loads(_audit(capsys, "export", cut, "--server", url)[1])["records"]) == len(before[cut]) - 1
+        code, _, err = _audit(capsys, "verify", cut, "--server", url)
+        assert code == 1, err
+        assert f"committed record {last['seq']} but the chain ends at record {kept['seq']}" in err
+        shown = asyncio.run(_read_in_app(url, cut))
+        assert shown.problem is None and shown.mismatch is not None and shown.mismatch.kind == "cut"
+    finally:
+        server.stop()
+
+
+async def _read_in_app(url: str, tid: str) -> AuditTrail:
+    async with AgentServerClient(url) as client:
+        return await read_audit_trail(client, tid)
