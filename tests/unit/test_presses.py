@@ -60,6 +60,7 @@ def _event(target: Node, x: float = 10.0, y: float = 10.0, detail: int = 1, poin
 @pytest.fixture
 def presses(monkeypatch):
     """The bridge's `_Presses` on a panel with two buttons, and what its callback was given."""
+    released: list[Node] = []
     js = types.ModuleType("js")
     ffi = types.ModuleType("pyodide.ffi")
     ffi.create_proxy = ffi.create_once_callable = lambda f: f
@@ -69,11 +70,22 @@ def presses(monkeypatch):
     for name in ("sitewalk.bridge.presses", "sitewalk.bridge.tasks", "sitewalk.bridge.dom"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     module = importlib.import_module("sitewalk.bridge.presses")
+    # what is under the pointer at a release: the release's target here (a touch's target is its pressed node)
+    under: list[Node] = []  # set: what is under the pointer instead (a touch, whose target stays its pressed node)
+    monkeypatch.setattr(module.dom, "element_at", lambda x, y: under[-1] if under else released[-1])
     panel = Node("panel")
     rows = Node("rows", panel)
     edit, replay = Node("edit", rows, control=True), Node("replay", rows, control=True)
     got: list[object] = []
-    yield SimpleNamespace(keeper=module._Presses(panel, "[data-sw-travel]", got.append), panel=panel, rows=rows,
+    keeper = module._Presses(panel, "[data-sw-travel]", got.append)
+    up = keeper.up
+
+    def release(event: SimpleNamespace) -> None:
+        released.append(event.target)
+        up(event)
+
+    keeper.up = release
+    yield SimpleNamespace(keeper=keeper, panel=panel, rows=rows, under=under,
                           edit=edit, replay=replay, got=got, kept=module.PressedControl)
     monkeypatch.undo()
     for name in ("sitewalk.bridge.presses", "sitewalk.bridge.tasks", "sitewalk.bridge.dom"):
@@ -128,3 +140,13 @@ def test_a_press_slid_off_scrolled_or_of_another_pointer_is_no_press(presses):
     p.keeper.down(_event(p.rows))  # not on a button
     p.keeper.up(_event(p.rows))
     assert p.got == []
+
+
+def test_a_touch_on_a_moved_button_is_told_by_what_is_under_the_finger_not_by_its_target(presses):
+    p = presses
+    p.keeper.down(_event(p.edit))
+    p.under.append(p.replay)  # the list moved; a touch's pointerup still targets the node it went down on
+    p.keeper.up(_event(p.edit))
+    assert p.got == [p.kept(p.edit)]
+    p.keeper.click(_event(p.replay))  # the tap's click, on what is under the finger now: not a second press
+    assert p.got == [p.kept(p.edit)]

@@ -66,7 +66,8 @@ class _Presses:
         press, self.press = self.press, None
         if press is None or int(event.pointerId) != press.pointer_id:
             return
-        released_on = dom.closest(event.target, self.selector)
+        under = dom.element_at(float(event.clientX), float(event.clientY))  # not event.target: a touch's
+        released_on = dom.closest(under, self.selector) if under is not None else None  # is its pressed node
         on_it = released_on is not None and bool(press.control.contains(released_on))
         moved = (float(event.clientX) - press.x, float(event.clientY) - press.y)
         if press_is_lost(bool(press.control.isConnected), on_it, moved):
