@@ -26,7 +26,18 @@ from sitewalk_shared.ui_spec.validate import validate_spec
 from ..base.server_errors import StreamError, Unauthorized
 from ..base.trusted import TemplateHtml
 from ..bridge import dom
-from ..timeline import Append, Fold, Redraw, RestorePreview, Row, Step, TimelineError, TimelineShown, plan_draw
+from ..timeline import (
+    Append,
+    Fold,
+    Redraw,
+    RestorePreview,
+    Row,
+    Step,
+    TimelineError,
+    TimelineShown,
+    UnknownCheckpoint,
+    plan_draw,
+)
 from ..ui.render import render_spec, render_template
 from .timeline_edit import EDITS, nested_details_html, start_edit
 
@@ -40,6 +51,7 @@ PANEL = "sw-timeline-panel"
 SIGN_IN_TO_TRAVEL = "sign in to go on: the agent server no longer accepts your sign-in; nothing was changed"
 SIGN_IN_TO_CONFIRM = "not sent: sign in, then confirm again (what you typed is kept)"
 SENTINEL = "sw-timeline-sentinel"
+CONTROL = "[data-sw-travel]"  # the panel's buttons: what each does is in its data attributes
 
 
 _drawn: list[TimelineShown] = []  # what the list shows now: another thread's open details and preview are
@@ -142,10 +154,10 @@ class TimelineControls:
         self.sentinel: Any = None
 
     def attach(self) -> None:
-        from ..bridge import tasks  # the browser's event wiring, only once the panel is on the page
+        from ..bridge.presses import on_press  # the browser's event wiring, only once the panel is on the page
         from ..bridge.visibility import Sentinel
 
-        tasks.on(PANEL, "click", self.click)
+        on_press(PANEL, CONTROL, self.click)  # a press the list's draws or the panels above move is kept too
         self.sentinel = Sentinel(SENTINEL, self.scrolled_to_end)
 
     async def scrolled_to_end(self) -> None:
@@ -159,7 +171,7 @@ class TimelineControls:
             self.sentinel.recheck()  # a failed or empty page is not asked again until the next scroll
 
     async def click(self, event: Any) -> None:
-        button = dom.closest(event.target, "[data-sw-travel]")
+        button = dom.closest(event.target, CONTROL)
         if button is None:
             return
         what = dom.attribute(button, "data-sw-travel") or ""
@@ -214,9 +226,14 @@ class TimelineControls:
             dom.set_html("sw-restore" if what == "cancel" else "sw-step-details", "")
 
     async def open(self, travel: TimeTravel, checkpoint: str) -> None:
+        """A step's details; a step no longer loaded (the list was drawn anew from its newest page since it
+        was pressed) is paged back to, never ignored."""
         step = travel.timeline.tree.step(checkpoint)
         if step is None:
-            return
+            await travel.load_to(checkpoint)
+            step = travel.timeline.tree.step(checkpoint)
+        if step is None:  # a site walk's step no longer loaded, or a stranger
+            raise UnknownCheckpoint(checkpoint, travel.thread.id)
         if step.facts.namespace:  # a site-walk step: what it knew is its answers (app/timeline_edit.py)
             dom.set_html("sw-step-details", nested_details_html(step))
             return
@@ -227,6 +244,7 @@ class TimelineControls:
         state = await travel.client.threads.get_state(travel.thread.id, checkpoint)
         message = next((m for m in state["values"].get("messages") or [] if m.get("id") == message_id), None)
         text = str((message or {}).get("content") or "")
+        await travel.load_to(checkpoint)  # its parent is where the edit forks from: a step no longer loaded is paged to
 
         async def fork(edited: str) -> None:
             await travel.edit_message(message_id, edited)

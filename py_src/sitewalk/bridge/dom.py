@@ -25,6 +25,7 @@ __all__ = [
     "create",
     "css_escape",
     "element",
+    "element_at",
     "ensure_element",
     "claim_policy",
     "hide_error",
@@ -48,6 +49,11 @@ __all__ = [
 def element(element_id: str) -> Any:
     """The element with this id, or None."""
     return or_none(js.document.getElementById(element_id))
+
+
+def element_at(x: float, y: float) -> Any:
+    """The topmost element at this point of the viewport (CSS px), or None."""
+    return or_none(js.document.elementFromPoint(x, y))
 
 
 def query(parent: Any, selector: str) -> Any:

@@ -67,6 +67,16 @@ class TimeTravel:
 
     async def preview(self, checkpoint_id: str) -> RestorePreview:
         """What going back to `checkpoint_id` replaces, and the external actions it would not undo."""
+        await self.load_to(checkpoint_id)
+        preview = restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
+        if self.answers.registry.permissions is not None:  # what the inspector will be asked to type
+            state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
+            preview = replace(preview, typed=typed_notices(await self._blocked(checkpoint_id, state)))
+        return await check_actions(preview, self.work_order)
+
+    async def load_to(self, checkpoint_id: str) -> None:
+        """Page the timeline back until `checkpoint_id` is loaded: a step pressed on a list a run's end has
+        since drawn anew from its newest page. UnknownCheckpoint for a stranger."""
         if checkpoint_id not in self.timeline.tree:
             await self.state_at(checkpoint_id)  # raises UnknownCheckpoint for a stranger
         while checkpoint_id not in self.timeline.tree and not self.timeline.tree.exhausted:
@@ -74,11 +84,6 @@ class TimeTravel:
             await self.timeline.older()  # one of this thread's, further back: page to it
             if len(self.timeline.tree) == loaded:
                 break
-        preview = restore_preview(self.timeline.tree, self.thread.id, checkpoint_id)
-        if self.answers.registry.permissions is not None:  # what the inspector will be asked to type
-            state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
-            preview = replace(preview, typed=typed_notices(await self._blocked(checkpoint_id, state)))
-        return await check_actions(preview, self.work_order)
 
     async def work_order(self, key: str) -> dict[str, Any] | None:
         """The ticket system's record of a work order, as the agent mirrors it into the Store."""
