@@ -75,6 +75,7 @@ from sitewalk_agent.review_check import (
 )
 from sitewalk_agent.upstream import PerCallReview, answer_message
 from sitewalk_shared.contracts.canonical import args_hash
+from sitewalk_shared.contracts.tool_result import REJECTED_BY_REVIEWER
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
            "review_policy"]
@@ -147,7 +148,15 @@ class ReviewMiddleware(PerCallReview):
         if decision["type"] == "edit":
             executed: Action = decision["edited_action"]
             return self.apply_edit(request, executed), executed
-        return answer_message(request.tool_call, decision)
+        return _rejected(answer_message(request.tool_call, decision), decision)
+
+
+def _rejected(message: ToolMessage, decision: dict[str, Any]) -> ToolMessage:
+    """LangChain's rejection message, also saying in its artifact (kept in the state, never sent to the model)
+    that the reviewer rejected the call and why, so a device can say so instead of "failed"."""
+    reason = decision.get("message")
+    message.artifact = {REJECTED_BY_REVIEWER: True, "reason": reason if isinstance(reason, str) else None}
+    return message
 
 
 def _kind(answer: Any) -> str | None:
