@@ -123,6 +123,8 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
     ran = calls[edit.value["tool_call_id"]]  # the edited call ran with the edited args, after its decision
     assert (ran["review_status"], ran["args_revision"], ran["args_hash"]) == ("edited", 2, args_hash(edited))
     assert ran["seq"] > decisions[edit.id]["seq"]
+    said_no = calls[reject.value["tool_call_id"]]  # it did not run, and did not fail: the reviewer said no
+    assert (said_no["review_status"], said_no["outcome"], said_no["detail"]) == ("rejected", "rejected", "not now")
 
 
 def test_a_typed_position_is_recorded_as_typed_on_the_server_and_on_the_device():

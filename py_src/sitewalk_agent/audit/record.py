@@ -13,7 +13,8 @@ Every record has the same fields (None where a field does not apply), so the tra
                       answer the server refused) | ...
     reviewer          {identity, display_name, authenticated}
     time              ISO 8601 UTC
-    outcome           succeeded | failed:<code> | outcome_unknown | done | replayed | refused | decided (a review
+    outcome           succeeded | failed:<code> | rejected (a reviewed call the reviewer rejected: it did not run;
+                      the reason in detail) | outcome_unknown | done | replayed | refused | decided (a review
                       decision taken) | <refusal code> (a review answer refused: stale_revision, invalid_edit, ...)
     detail            a short free text (a refusal's reason, a work order id)
     field             the field a refused review answer was refused for (`priority`, `photo_ids.0`), else None
@@ -32,7 +33,7 @@ from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of,
 from sitewalk_agent.audit.trail import AuditTrail
 from sitewalk_shared.contracts.canonical import args_hash
 from sitewalk_shared.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
-from sitewalk_shared.contracts.tool_result import tool_envelope
+from sitewalk_shared.contracts.tool_result import REJECTED_BY_REVIEWER, tool_envelope
 
 __all__ = ["FIELDS", "MAX_FIELD", "REFUSAL_ONCE", "append", "record_review_decision", "record_review_refusal",
            "record_tool_call", "record_ui_action", "record_reconciliation", "record_site_walk", "tool_outcome"]
@@ -78,6 +79,9 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
         getattr(message, "artifact", None), dict) else None
     if getattr(message, "status", "success") != "error":
         return "succeeded", _with_source(answered_by, message)
+    artifact = getattr(message, "artifact", None)
+    if isinstance(artifact, dict) and artifact.get(REJECTED_BY_REVIEWER) is True:  # not run: a person said no
+        return "rejected", artifact.get("reason") if isinstance(artifact.get("reason"), str) else None
     if is_outcome_unknown(message.content):  # the request went out, its answer never came
         return OUTCOME_UNKNOWN, answered_by
     error = (tool_envelope(message.content) or {}).get("error")  # after an edited call's notice
