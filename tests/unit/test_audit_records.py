@@ -10,6 +10,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from sitewalk.audit_trail import AuditTrail as ShownTrail
 from sitewalk_agent.audit import FIELDS, HEAD_KEY, args_hash, audit_namespace, record_review_decision, verify_chain
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -185,6 +186,8 @@ def test_each_refused_review_answer_is_recorded_once_with_its_code_and_field():
     assert (decided["interrupt_id"], decided["review_status"]) == (third.id, "approved")
     [ran] = [r for r in mine if r["kind"] == "tool_call"]  # it ran with its decision, not a refusal's status
     assert ran["review_status"] == "approved" and refusals[-1]["seq"] < decided["seq"] < ran["seq"]
+    row = next(r for r in ShownTrail("t-refuse", (), _records(items)).rows() if r["outcome"].startswith("refused"))
+    assert row["outcome"].startswith("refused · invalid_edit · field priority · ")  # the app's audit panel
 
 
 def _pending_for(state: Any, review: Any) -> Any:
