@@ -5,18 +5,24 @@ SITEWALK_SERVER=aegra) and tests/durable/test_review_refusals.py (Aegra on Postg
 Each scenario starts `script: review` under an inspection id of its own, so the work orders it may file
 (keyed by inspection and subject, mirrored into the store) are its own, and checks, after the refused
 decision: the run did not fail, the thread still waits, the call has no tool result and no work order,
-and a correct decision afterwards runs.
+and a correct decision afterwards runs. The refusals are on the thread's audit trail, once each (keyed
+by the interrupt answered and the code), and `python -m sitewalk_agent.audit verify` says the trail is whole.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
 import httpx
 from langgraph_sdk import get_client
 
+from sitewalk_agent.audit.cli import main as audit_main
+from sitewalk_agent.audit.cli import read_trail
+from sitewalk_agent.audit.trail import audit_namespace
 from sitewalk_agent.field_actions import work_order_key
+from sitewalk_shared.contracts.audit import HEAD_KEY
 from sitewalk_shared.contracts.workorders import work_orders_namespace
 
 ASSISTANT = "inspection"
@@ -28,6 +34,7 @@ class Review:
     """One `script: review` thread on the server, with the helpers the scenarios share."""
 
     def __init__(self, url: str) -> None:
+        self.url = url
         self.client = get_client(url=url)
         self.inspection = f"inspection-rf{uuid.uuid4().hex[:10]}"
         self.thread = ""
@@ -73,6 +80,14 @@ class Review:
         [again] = [i for i in await self.pending() if i["value"]["tool_call_id"] == call["value"]["tool_call_id"]]
         assert again["value"]["args_hash"] == call["value"]["args_hash"]
         return again
+
+    async def refusals(self, call: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+        """(interrupt id, code, field) of each refusal of this call on the audit trail, after `verify` says
+        the trail is whole (exit 0), in chain order."""
+        assert await asyncio.to_thread(audit_main, ["verify", self.thread, "--server", self.url]) == 0
+        records = [v for k, v in sorted(await read_trail(self.url, audit_namespace(self.thread))) if k != HEAD_KEY]
+        return [(r["interrupt_id"], r["outcome"], r["field"]) for r in records if r["review_status"] == "refused"
+                and r["tool_call_id"] == call["value"]["tool_call_id"]]
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -120,6 +135,8 @@ async def contract_breaking_edit(url: str) -> None:
         assert (await review.resume({again["id"]: edit(again, priority="urgent")}))["status"] in RAN
         filed = await review.order(second["value"]["args"]["subject"])
         assert filed is not None and filed["id"].startswith("WO-") and not await review.pending()
+        # the refusal is on the trail once, though the call's task ran again to file the order
+        assert await review.refusals(second) == [(second["id"], "invalid_edit", "priority")]
     finally:
         await review.close()
 
@@ -135,9 +152,19 @@ async def stale_decision(url: str) -> None:
         assert again["value"]["refusal"]["code"] == "stale_revision" and again["id"] != first["id"]
         assert first["value"]["tool_call_id"] not in await review.tool_results()
         assert await review.order(first["value"]["args"]["subject"]) is None
-        assert (await review.resume({again["id"]: approve(again)}))["status"] in RAN
+        assert await review.refusals(first) == [(first["id"], "stale_revision", None)]
+        # The same stale submission again, to the first id: LangGraph takes an answer keyed by a task's first
+        # interrupt id as the answer to the task's pending one (its compatibility with older ids), so this
+        # is a second refused answer, to the re-asked interrupt, and it is recorded under that one.
+        assert (await review.resume({first["id"]: approve(first, args_hash="0" * 64)}))["status"] in RAN
+        third = await review.waits_on(first)
+        assert third["id"] not in (first["id"], again["id"])
+        twice = [(first["id"], "stale_revision", None), (again["id"], "stale_revision", None)]
+        assert await review.refusals(first) == twice
+        assert (await review.resume({third["id"]: approve(third)}))["status"] in RAN
         assert await review.order(first["value"]["args"]["subject"]) is not None
         assert first["value"]["tool_call_id"] in await review.tool_results()
+        assert await review.refusals(first) == twice  # the task ran again, replaying both: still one record each
     finally:
         await review.close()
 

@@ -115,8 +115,9 @@ def _row(record: dict[str, Any]) -> dict[str, str]:
     if reviewer and not reviewer.get("authenticated"):
         who += " (unauthenticated)"
     review = record.get("review_status")
+    field = f"field {record['field']}" if record.get("field") else None  # a refused review answer's field
     outcome = " · ".join(str(x) for x in (review if record.get("kind") == "review_decision" else None,
-                                         record.get("outcome"), record.get("detail")) if x)
+                                         record.get("outcome"), field, record.get("detail")) if x)
     return {"seq": str(record.get("seq", "?")), "time": str(record.get("time") or ""),
             "what": WHAT.get(str(record.get("kind")), str(record.get("kind"))),
             "tool": str(record.get("tool_name") or ""),

@@ -44,8 +44,10 @@ alone stays pending, with its refusal on its card.
 
 `ReviewMiddleware.decide` is the one place a checked decision turns into what runs (the request,
 possibly edited) or what the model is told instead (a rejection `ToolMessage`); an audit trail hooks
-in there. The order rule (archive before delete) is not a review matter: `delete_photos` enforces it
-(`sitewalk_agent.field_actions`).
+in there. Each refused answer is audited too (`record_review_refusal`: the code, the field, the
+reason), once per (interrupt, code): every later run of the task replays the answer and finds the
+same refusal again, and that is not a second refusal. The order rule (archive before delete) is not
+a review matter: `delete_photos` enforces it (`sitewalk_agent.field_actions`).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
 from sitewalk_agent.audit.context import interrupt_id_for
-from sitewalk_agent.audit.record import record_review_decision
+from sitewalk_agent.audit.record import record_review_decision, record_review_refusal
 from sitewalk_agent.field_actions import FIELD_TOOLS
 from sitewalk_agent.review_check import (
     INVALID_DECISION,
@@ -73,6 +75,7 @@ from sitewalk_agent.review_check import (
 )
 from sitewalk_agent.upstream import PerCallReview, answer_message
 from sitewalk_shared.contracts.canonical import args_hash
+from sitewalk_shared.contracts.tool_result import REJECTED_BY_REVIEWER
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "REVIEWED_TOOLS", "STALE_REVISION", "ReviewMiddleware",
            "review_policy"]
@@ -99,14 +102,18 @@ class ReviewMiddleware(PerCallReview):
     def __init__(self, interrupt_on: dict[str, bool | InterruptOnConfig] | None = None) -> None:
         super().__init__(interrupt_on or review_policy(), interrupt_mode="per_call")
         self._decided: dict[str, dict[str, Any]] = {}  # tool_call_id -> decision, until it is audited
+        self._refused: dict[str, list[tuple[int, Refusal]]] = {}  # tool_call_id -> (answer number, refusal)
 
     async def awrap_tool_call(self, request: ToolCallRequest,
                               handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
                               ) -> ToolMessage | Command[Any]:
         try:
             return await super().awrap_tool_call(request, handler)
-        finally:  # the decision goes on the audit chain (sitewalk_agent.audit), whatever the call did next
-            decision = self._decided.pop(str(request.tool_call["id"]), None)
+        finally:  # refusals, then the decision, go on the audit chain (sitewalk_agent.audit), whatever came next
+            call_id = str(request.tool_call["id"])
+            for answered, refusal in self._refused.pop(call_id, []):
+                await _audit_refusal(request, answered, refusal)
+            decision = self._decided.pop(call_id, None)
             if decision is not None:
                 await _audit_decision(request, decision)
 
@@ -121,11 +128,13 @@ class ReviewMiddleware(PerCallReview):
                  "args_hash": pending}
         schema = decision_schema(name, allowed, request.tool)  # published to clients, checked below
         refusals = 0
+        self._refused[str(request.tool_call["id"])] = refused = []
         while True:  # a refused answer asks again (a new interrupt of this task), it never fails the run
             answer = interrupt(value, response_schema=schema)
             checked = check_decision(answer, name=name, allowed=allowed, tool=request.tool, pending_hash=pending)
             if not isinstance(checked, Refusal):
                 return self.decide(request, checked, answered=refusals)
+            refused.append((refusals, checked))
             refusals += 1
             value = {**value, "refusal": {**checked.as_dict(), "decision": _kind(answer)}}
 
@@ -139,12 +148,31 @@ class ReviewMiddleware(PerCallReview):
         if decision["type"] == "edit":
             executed: Action = decision["edited_action"]
             return self.apply_edit(request, executed), executed
-        return answer_message(request.tool_call, decision)
+        return _rejected(answer_message(request.tool_call, decision), decision)
+
+
+def _rejected(message: ToolMessage, decision: dict[str, Any]) -> ToolMessage:
+    """LangChain's rejection message, also saying in its artifact (kept in the state, never sent to the model)
+    that the reviewer rejected the call and why, so a device can say so instead of "failed"."""
+    reason = decision.get("message")
+    message.artifact = {REJECTED_BY_REVIEWER: True, "reason": reason if isinstance(reason, str) else None}
+    return message
 
 
 def _kind(answer: Any) -> str | None:
     kind = answer.get("type") if isinstance(answer, dict) else None
     return kind if isinstance(kind, str) else None
+
+
+async def _audit_refusal(request: ToolCallRequest, answered: int, refusal: Refusal) -> None:
+    """The refused answer to the task's interrupt number `answered`, for the args pending (revision 1)."""
+    runtime = request.runtime
+    config = getattr(runtime, "config", None)
+    await record_review_refusal(getattr(runtime, "store", None), config, request.state,
+                                interrupt_id=interrupt_id_for(config, answered), tool_call_id=request.tool_call["id"],
+                                tool_name=request.tool_call["name"], args=request.tool_call["args"],
+                                args_revision=PENDING_REVISION, code=refusal.code, field=refusal.field,
+                                message=refusal.message)
 
 
 async def _audit_decision(request: ToolCallRequest, decision: dict[str, Any]) -> None:

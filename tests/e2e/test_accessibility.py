@@ -99,7 +99,7 @@ def _inspection(prefix: str) -> str:
 
 
 def test_the_start_form_the_card_the_timeline_and_the_audit_trail(app, screens):
-    """The risk badge is medium here, high and critical on the other screens, low on the blank draft's."""
+    """The risk badge is medium here, high and critical on the other screens, "not set" on the blank draft's."""
     app.open()
     page = app.page
     screens.check("start")
@@ -147,7 +147,9 @@ def test_the_review_cards(app, screens, script):
     screens.check(f"review cards ({script})")
     page.locator(".sw-review .sw-review-editor summary").first.click()
     page.locator(".sw-review [data-review-action='approve']").first.click()
-    screens.check(f"review cards, one decided, its editor open ({script})")
+    page.locator(".sw-review .sw-review-json-view summary").last.click()  # the raw JSON, one tap away
+    page.locator(".sw-review .sw-review-args").last.wait_for()
+    screens.check(f"review cards, one decided, its editor and another's raw JSON open ({script})")
     screens.assert_clean()
 
 

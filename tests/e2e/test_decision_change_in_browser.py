@@ -50,7 +50,7 @@ def _decide_all(app, reject_notice: bool = True) -> None:
     page = app.page
     for subject in (BOLT, DRAIN):
         page.locator(CARDS, has_text=subject).get_by_role("button", name="Approve").click()
-    notice = page.locator(CARDS, has_text="notify_site_manager")
+    notice = page.locator(f"{CARDS}[data-tool='notify_site_manager']")
     if reject_notice:
         notice.locator(".sw-review-reason").fill("not yet")
         notice.get_by_role("button", name="Reject").click()
@@ -134,7 +134,7 @@ def test_a_decision_changed_to_reject_forks_and_the_old_branch_keeps_its_order(a
 def _decide_all_remaining(app) -> None:
     page = app.page
     page.locator(CARDS, has_text=DRAIN).get_by_role("button", name="Approve").click()
-    notice = page.locator(CARDS, has_text="notify_site_manager")
+    notice = page.locator(f"{CARDS}[data-tool='notify_site_manager']")
     notice.locator(".sw-review-reason").fill("not yet")
     notice.get_by_role("button", name="Reject").click()
     page.locator("#sw-reviews [data-review-action='send']").click()
@@ -165,7 +165,7 @@ def test_an_edit_that_does_not_fit_is_refused_and_a_new_subject_files_a_new_orde
     assert dialog.get_by_role("button", name="Send as a new branch").count() == 0
 
     dialog.locator(".sw-decision-raw > summary").click()  # folded: the form is what is sent
-    dialog.get_by_label("Subject").fill("Replace the east rail")
+    dialog.get_by_label("What to repair").fill("Replace the east rail")
     dialog.get_by_role("button", name="Show what this changes").click()
     effect = dialog.locator(".sw-decision-effects li[data-effect='new']")
     effect.wait_for()

@@ -88,10 +88,13 @@ def test_start_without_a_draft_starts_a_blank_one_that_the_device_keeps(app):
     assert card.locator(".sw-card-site").inner_text().strip() == "Site"  # an empty field to fill
     assert app.page.locator("#sw-screen [data-sw-id='inspector'] .sw-field-value").inner_text() == ""
     assert "fill in the site, the inspector and the findings" in app.page.locator("#sw-screen").inner_text()
+    badge = app.page.locator("#sw-screen [data-sw-id='risk']")
+    assert badge.inner_text() == "Risk: not set" and badge.get_attribute("aria-label") == "Risk not set"  # nobody said
     transcript = app.page.locator("#sw-transcript").inner_text()
     assert BLANK_SAID in transcript and "not_found" not in transcript
     stored = json.loads(app.idb_get(f"sitewalk:draft:{inspection}"))  # the device holds it now
     assert stored["site"] == "" and stored["findings"] == [] and stored["updated_at"].endswith("Z")
+    assert stored["risk"] is None
 
     app.open()  # a reload (the app reopens the inspection), then a second start: the read finds the blank draft
     app.wait_finished(inspection)

@@ -55,7 +55,7 @@ def test_a_phone_never_scrolls_sideways_and_keeps_developer_details_folded(app):
     second = _long_id()
     app.start(second, "script: review")
     page.locator("#sw-reviews article.sw-review").nth(2).wait_for()
-    assert second in page.locator("#sw-reviews .sw-review-args").first.inner_text()
+    assert second in page.locator("#sw-reviews .sw-review-fields").first.inner_text()  # the args, in words
     _fits(page)
 
     # A step opened: what the agent knew is shown, the node and checkpoint ids are folded away.

@@ -62,7 +62,7 @@ def test_the_editor_is_a_form_whose_priority_is_a_choice_list_of_the_contract(ap
     with pytest.raises(Error):  # a value outside the contract is not there to choose
         priority.select_option("medium", timeout=2_000)
     assert priority.input_value() == "high"
-    assert card.get_by_label("Subject").evaluate("(node) => node.type") == "text"
+    assert card.get_by_label("What to repair").evaluate("(node) => node.type") == "text"
     assert not card.locator(".sw-review-json").is_visible()  # the raw JSON is the advanced option, folded
     assert app.page.evaluate(NO_SIDEWAYS_SCROLL)
     app.screenshot("review-form")
@@ -72,7 +72,7 @@ def test_a_wrong_raw_json_value_is_named_nothing_is_sent_then_a_good_form_edit_i
     thread_id = review
     card = _card(app, BOLT)
     bolt_call = card.get_attribute("data-tool-call-id")
-    args = json.loads(card.locator(".sw-review-args").inner_text())
+    args = json.loads(card.locator(".sw-review-args").text_content() or "")
     runs_before = len(httpx.get(f"{app.server_url}/threads/{thread_id}/runs", timeout=30).json())
     card.locator(".sw-review-editor > summary").click()
     card.locator(".sw-review-raw > summary").click()

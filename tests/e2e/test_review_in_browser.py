@@ -60,6 +60,11 @@ def _card(app, text: str):
     return app.page.locator("#sw-reviews article.sw-review", has_text=text)
 
 
+def _tool_card(app, tool: str):
+    """The card of the one pending call of `tool` (the card names it in words; its code name is its data)."""
+    return app.page.locator(f"#sw-reviews article.sw-review[data-tool='{tool}']")
+
+
 def _send(app, cards_after: int) -> None:
     app.page.locator("#sw-reviews [data-review-action='send']").click()
     _wait_cards(app, cards_after)
@@ -80,6 +85,16 @@ def test_two_pending_calls_of_the_same_tool_stay_distinct(app, workorders_db):
         assert card.get_attribute("data-interrupt-id") == interrupt["id"]
         assert card.get_attribute("data-tool-call-id") == interrupt["value"]["tool_call_id"]
         assert card.get_attribute("data-tool") == "create_work_order"
+        # in words: the action as a person names it, each argument under its contract title
+        assert card.locator(".sw-review-tool").inner_text() == "Raise a work order"
+        fields = dict(zip(card.locator(".sw-review-fields dt").all_inner_texts(),
+                          card.locator(".sw-review-fields dd").all_inner_texts(), strict=True))
+        assert fields["What to repair"] == subject and "create_work_order" not in card.inner_text()
+        raw = card.locator(".sw-review-args")  # the raw JSON, one tap away
+        assert not raw.is_visible()
+        card.locator(".sw-review-json-view > summary").click()
+        expect(raw).to_be_visible()
+        assert json.loads(raw.inner_text()) == interrupt["value"]["args"]
     app.screenshot("review-cards")
 
     drain = pending[SUBJECTS[1]]
@@ -100,7 +115,7 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     card = _card(app, SUBJECTS[0])
     call_id = card.get_attribute("data-tool-call-id")
     card.locator(".sw-review-editor > summary").click()  # the form generated from the tool's schema
-    card.get_by_label("Subject").fill("Replace the east rail bolt")
+    card.get_by_label("What to repair").fill("Replace the east rail bolt")
     card.get_by_label("Priority").select_option("urgent")
     card.get_by_role("button", name="Use these arguments").click()
     edited = _card(app, "Replace the east rail bolt")
@@ -120,7 +135,7 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
     assert (shown["subject"], shown["priority"]) == ("Replace the east rail bolt", "urgent")
     # Once every card is decided, the agent reports the edit as an edit, not as "not run".
     _card(app, SUBJECTS[1]).get_by_role("button", name="Approve").click()
-    _card(app, "notify_site_manager").get_by_role("button", name="Approve").click()
+    _tool_card(app, "notify_site_manager").get_by_role("button", name="Approve").click()
     _send(app, 0)
     said = app.page.locator("#sw-transcript p", has_text="as the reviewer edited it")
     expect(said).to_contain_text(f"work order {row['id']}", timeout=60_000)
@@ -153,6 +168,24 @@ def test_an_edit_the_server_refuses_is_named_on_its_card_and_can_be_decided_agai
     assert [r["subject"] for r in _orders(workorders_db, thread_id)] == [SUBJECTS[1]]
 
 
+def test_a_rejected_call_says_the_reviewer_rejected_it_and_why_never_failed(app):
+    thread_id = _start(app, "inspection-70", "review", 3)
+    notice = _tool_card(app, "notify_site_manager")
+    call_id = notice.get_attribute("data-tool-call-id")
+    assert notice.locator(".sw-review-tool").inner_text() == "Message the site manager"
+    notice.locator(".sw-review-reason").fill("the manager is on leave")
+    notice.get_by_role("button", name="Reject").click()
+    _send(app, 2)
+    assert _answers(_state(app, thread_id))[call_id]["status"] == "error"  # what LangChain tells the model
+    call = app.page.locator(f"#sw-tool-calls li[data-call-id='{call_id}']")
+    for _ in ("as it happened", "after a reload, drawn from the thread's state"):
+        expect(call).to_have_attribute("data-state", "rejected", timeout=30_000)
+        text = call.inner_text()
+        assert "rejected by the reviewer" in text and "the manager is on leave" in text and "failed" not in text
+        app.page.reload()
+        app.page.wait_for_selector("body[data-ready='1']")
+
+
 def test_a_decided_call_is_not_approvable_after_a_reload(app):
     thread_id = _start(app, "inspection-73", "review", 3)
     decided = _card(app, SUBJECTS[0]).get_attribute("data-interrupt-id")
@@ -170,17 +203,17 @@ def test_an_unanswered_call_stays_pending(app):
     thread_id = _start(app, "inspection-74", "review", 3)
     for subject in SUBJECTS:
         _card(app, subject).get_by_role("button", name="Approve").click()
-    notice = _card(app, "notify_site_manager")
+    notice = _tool_card(app, "notify_site_manager")
     notice_call = notice.get_attribute("data-tool-call-id")
     _send(app, 1)
     state = _state(app, thread_id)
     assert [i["value"]["name"] for i in _reviews(state)] == ["notify_site_manager"]
     assert notice_call not in _answers(state)  # never a default yes
-    assert "Pending" in _card(app, "notify_site_manager").locator(".sw-review-choice").inner_text()
+    assert "Pending" in _tool_card(app, "notify_site_manager").locator(".sw-review-choice").inner_text()
     app.page.reload()
     app.page.wait_for_selector("body[data-ready='1']")
     _wait_cards(app, 1)
-    assert _card(app, "notify_site_manager").get_attribute("data-tool-call-id") == notice_call
+    assert _tool_card(app, "notify_site_manager").get_attribute("data-tool-call-id") == notice_call
 
 
 def test_after_a_reconnect_the_review_state_comes_from_the_server(app, workorders_db):
@@ -210,13 +243,13 @@ def test_after_a_reconnect_the_review_state_comes_from_the_server(app, workorder
 
 def test_the_order_rule_holds_when_the_cards_are_answered_in_the_wrong_order(app):
     thread_id = _start(app, "inspection-76", "photos", 2)
-    delete_call = _card(app, "delete_photos").get_attribute("data-tool-call-id")
-    _card(app, "delete_photos").get_by_role("button", name="Approve").click()  # delete first
+    delete_call = _tool_card(app, "delete_photos").get_attribute("data-tool-call-id")
+    _tool_card(app, "delete_photos").get_by_role("button", name="Approve").click()  # delete first
     _send(app, 1)
     refused = json.loads(_answers(_state(app, thread_id))[delete_call]["content"])
     assert refused["ok"] is False and refused["error"]["detail"]["rule"] == "archive_before_delete"
     app.page.wait_for_selector("#sw-tool-calls li[data-tool='delete_photos'][data-state='failed']")
-    _card(app, "archive_photos").get_by_role("button", name="Approve").click()
+    _tool_card(app, "archive_photos").get_by_role("button", name="Approve").click()
     _send(app, 0)
     answers = _answers(_state(app, thread_id))
     assert json.loads(answers[delete_call]["content"])["ok"] is False  # approving later did not delete anything

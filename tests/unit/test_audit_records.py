@@ -10,6 +10,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from sitewalk.audit_trail import AuditTrail as ShownTrail
 from sitewalk_agent.audit import FIELDS, HEAD_KEY, args_hash, audit_namespace, record_review_decision, verify_chain
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -123,6 +124,8 @@ def test_review_decisions_on_the_real_graph_are_recorded_with_their_revision_and
     ran = calls[edit.value["tool_call_id"]]  # the edited call ran with the edited args, after its decision
     assert (ran["review_status"], ran["args_revision"], ran["args_hash"]) == ("edited", 2, args_hash(edited))
     assert ran["seq"] > decisions[edit.id]["seq"]
+    said_no = calls[reject.value["tool_call_id"]]  # it did not run, and did not fail: the reviewer said no
+    assert (said_no["review_status"], said_no["outcome"], said_no["detail"]) == ("rejected", "rejected", "not now")
 
 
 def test_a_typed_position_is_recorded_as_typed_on_the_server_and_on_the_device():
@@ -145,3 +148,49 @@ def test_a_typed_position_is_recorded_as_typed_on_the_server_and_on_the_device()
     entry = AuditLog.entry("t1", typed, "2026-12-02T10:00:01Z")
     assert entry["source"] == "manual" and "source" in entry["fields"]
     assert "source" not in AuditLog.entry("t1", ok_result("read_local_draft", "c2", {}), "x")
+
+
+def test_each_refused_review_answer_is_recorded_once_with_its_code_and_field():
+    """A refused answer is a permission conclusion: it is on the chain, keyed by the interrupt it answered.
+    The task re-runs from its start on every later resume and meets the same refused answer again (LangGraph
+    replays a task's answers): still one record for it. A second refused answer (to the re-asked interrupt,
+    a new id) is a second refusal, a record of its own."""
+    async def go() -> tuple[Any, list[Any]]:
+        graph = in_memory_graph()
+        config = {"configurable": {"thread_id": "t-refuse", "inspector": "Bo"}}
+        await graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42 script: review")]}, config)
+        pending = [i for i in (await graph.aget_state(config)).interrupts if i.value.get("type") == "tool_approval"]
+        order = next(i for i in pending if i.value["name"] == "create_work_order")
+        named = {"args_revision": 1, "args_hash": order.value["args_hash"]}
+        medium = {**order.value["args"], "priority": "medium"}
+        bad_edit = {"type": "edit", **named, "edited_action": {"name": order.value["name"], "args": medium}}
+        await graph.ainvoke(Command(resume={order.id: bad_edit}), config)
+        again = _pending_for(await graph.aget_state(config), order)
+        await graph.ainvoke(Command(resume={again.id: {"type": "approve", "args_revision": 1, "args_hash": "0" * 64}}),
+                            config)
+        third = _pending_for(await graph.aget_state(config), order)
+        await graph.ainvoke(Command(resume={third.id: {"type": "approve", **named}}), config)  # re-runs the task
+        return graph, [order, again, third]
+
+    graph, (order, again, third) = asyncio.run(go())
+    items = _trail(graph.store, "t-refuse")
+    assert verify_chain(items) is None
+    mine = [r for r in _records(items) if r["tool_call_id"] == order.value["tool_call_id"]]
+    refusals = [r for r in mine if r["review_status"] == "refused"]
+    assert [(r["interrupt_id"], r["outcome"], r["field"]) for r in refusals] == [
+        (order.id, "invalid_edit", "priority"), (again.id, "stale_revision", None)]
+    assert "urgent" in refusals[0]["detail"] and refusals[1]["detail"]
+    assert all(r["kind"] == "review_decision" and r["args_hash"] == order.value["args_hash"]
+               and r["reviewer"]["display_name"] == "Bo" for r in refusals)
+    [decided] = [r for r in mine if r["kind"] == "review_decision" and r["outcome"] == "decided"]
+    assert (decided["interrupt_id"], decided["review_status"]) == (third.id, "approved")
+    [ran] = [r for r in mine if r["kind"] == "tool_call"]  # it ran with its decision, not a refusal's status
+    assert ran["review_status"] == "approved" and refusals[-1]["seq"] < decided["seq"] < ran["seq"]
+    row = next(r for r in ShownTrail("t-refuse", (), _records(items)).rows() if r["outcome"].startswith("refused"))
+    assert row["outcome"].startswith("refused · invalid_edit · field priority · ")  # the app's audit panel
+
+
+def _pending_for(state: Any, review: Any) -> Any:
+    [again] = [i for i in state.interrupts if i.value.get("tool_call_id") == review.value["tool_call_id"]]
+    assert again.id != review.id and again.value.get("refusal")
+    return again

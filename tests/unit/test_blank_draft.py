@@ -95,7 +95,7 @@ def test_a_blank_draft_is_written_once_and_a_later_read_finds_it():
     started = call(registry, "start_blank_draft", {"inspection_id": "inspection-42"})
     assert started["ok"] and started["result"]["created"] is True
     blank = started["result"]
-    assert (blank["site"], blank["inspector"], blank["findings"], blank["risk"]) == ("", "", [], "low")
+    assert (blank["site"], blank["inspector"], blank["findings"], blank["risk"]) == ("", "", [], None)
     assert store.writes == [KEY] and json.loads(store.data[KEY])["site"] == ""
     read = call(registry, "read_local_draft", {"inspection_id": "inspection-42"}, "c2")
     assert read["ok"] and read["result"]["updated_at"] == blank["updated_at"]
@@ -156,7 +156,7 @@ def test_not_found_makes_the_blank_draft_the_next_call_and_its_screen_is_said_in
     messages = _after_read(error_result("read_local_draft", "d1", "not_found", "no draft"))
     recover = plan_turn(messages)
     assert recover.calls == [("start_blank_draft", {"inspection_id": "inspection-42"})]
-    blank = {"inspection_id": "inspection-42", "site": "", "inspector": "", "findings": [], "risk": "low",
+    blank = {"inspection_id": "inspection-42", "site": "", "inspector": "", "findings": [], "risk": None,
              "created": True, "has_notes": False}
     shown = plan_turn([*messages, AIMessage("", tool_calls=[{"id": "b1", "name": "start_blank_draft", "args": {}}]),
                        ToolMessage(json.dumps(ok_result("start_blank_draft", "b1", blank)), tool_call_id="b1",
@@ -168,10 +168,11 @@ def test_not_found_makes_the_blank_draft_the_next_call_and_its_screen_is_said_in
     assert elements["card"]["props"]["site"] == "" and elements["card"]["props"]["findings"] == []
     assert elements["inspector"] == {"type": "Field", "props": {"label": "Inspector", "value": ""}, "children": []}
     assert elements["fill"]["props"]["text"] == BLANK_NOTE
+    assert elements["risk"]["props"] == {"level": "unset", "label": "Risk: not set"}  # nobody said a level
 
 
 def test_a_blank_draft_read_back_later_is_shown_blank_again_and_a_filled_one_as_the_card():
-    blank = {"inspection_id": "inspection-42", "site": "", "inspector": "", "findings": [], "risk": "low"}
+    blank = {"inspection_id": "inspection-42", "site": "", "inspector": "", "findings": [], "risk": None}
     messages = _after_read(ok_result("read_local_draft", "d1", blank))
     again = plan_turn(messages)
     assert again.tool == "render_ui" and again.args["elements"]["fill"]["props"]["text"] == BLANK_NOTE

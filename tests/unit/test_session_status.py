@@ -69,3 +69,17 @@ def test_no_status_is_read_without_anyone_to_tell():
     session, _ = session_on(fake, counted_registry()[0])
     asyncio.run(session.start("inspection-42"))
     assert fake.sent("GET", STATE) == []
+
+
+def test_a_reopened_inspection_whose_newest_run_was_cancelled_says_cancelled_not_done():
+    """A server that leaves a cancelled thread idle (Aegra) says the cancel only in the newest run's status:
+    the status line reads it, as the list does, and says "cancelled", never "done"."""
+    told: list[tuple[str, InspectionStatus]] = []
+    fake = thread_server().on("GET", STATE, (200, waiting_state()))
+    fake.on("GET", f"/threads/{THREAD_ID}/runs", (200, []), (200, [{"run_id": "r1", "status": "interrupted"}]))
+    session, _ = session_on(fake.on("POST", HISTORY, (200, [])), counted_registry()[0],
+                            on_status=lambda i, s: told.append((i, s)))
+    asyncio.run(session.reopen(THREAD_ID))
+    assert [s.words for _, s in told] == ["cancelled"]
+    newest = fake.sent("GET", f"/threads/{THREAD_ID}/runs")[-1]
+    assert newest.query == "limit=1"  # the newest run, whatever its status

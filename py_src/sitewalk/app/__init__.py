@@ -155,7 +155,7 @@ async def _save_draft(tools: DeviceTools) -> None:
         "site": dom.element("sw-draft-site").value,
         "inspector": dom.element("sw-draft-inspector").value,
         "findings": findings,
-        "risk": dom.element("sw-draft-risk").value,
+        "risk": dom.element("sw-draft-risk").value or None,  # "not set" until the inspector picks a level
         "notes": dom.element("sw-draft-notes").value,  # kept here; reading it back sends has_notes only
     }
     # The same implementation, checks and envelope as when the agent calls save_local_draft.

@@ -81,14 +81,15 @@ LABELS: Mapping[CallStatus, str] = {
     _S.VALIDATED: "arguments checked, not run",
     _S.REVIEW_REQUIRED: "waiting for review",
     _S.APPROVED: "approved, not run yet",
-    _S.REJECTED: "rejected",
+    _S.REJECTED: "rejected by the reviewer",
     _S.REVIEW_NOT_REQUIRED: "no review needed, not run yet",
     _S.RUNNING: "running…",
     _S.SUCCEEDED: "done",
     _S.FAILED: "failed",
     _S.OUTCOME_UNKNOWN: "outcome unknown: checking before any retry",
 }
-"""A human label per state; only `succeeded` reads as done."""
+"""A human label per state; only `succeeded` reads as done, and a call the reviewer rejected never reads as
+failed (it did not run: `sitewalk.session.calls` shows the reviewer's reason beside it)."""
 
 
 class IllegalTransition(SitewalkError, ValueError):

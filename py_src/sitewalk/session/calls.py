@@ -18,6 +18,10 @@ A server tool whose request went out and whose answer never came (its tool messa
 `call_outcomes` (the server's reconciliation by idempotency key, `sitewalk_agent.outcomes`) says how
 it ended; then it moves on from `outcome_unknown` to that end, with the work order found.
 
+A call the reviewer rejected (its tool message says so: `contracts.tool_result.rejection`) is shown
+`rejected` ("rejected by the reviewer", with the reviewer's reason as its detail), never `failed`: it did
+not run.
+
 The board shows what RAN, not what was proposed: a call a reviewer edited carries LangChain's edit
 notice before its response (`contracts.tool_result`); its arguments on the view are replaced by the
 executed ones, and its detail says "edited by the reviewer" and the work order it filed or found again.
@@ -29,7 +33,7 @@ import json
 from typing import Any
 
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
-from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, tool_envelope
+from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, rejection, tool_envelope
 
 from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
@@ -92,6 +96,11 @@ class CallBoard:
             name = str(message.get("name") or "?")
             if is_outcome_unknown(message.get("content")):
                 self._unknown(call_id, name, message.get("content"), (outcomes or {}).get(call_id))
+                continue
+            reason = rejection(message)
+            if reason is not None:  # the reviewer said no: it never ran, it did not fail
+                self.settled.add(call_id)
+                self.show(call_id, name, CallStatus.REJECTED, reason)
                 continue
             result = read_tool_result(message.get("content"))
             if result.executed is not None:  # a reviewer's edit ran: show what ran, not what was proposed

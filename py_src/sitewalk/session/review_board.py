@@ -23,6 +23,7 @@ from typing import Any
 from sitewalk_shared.contracts.field_actions import FIELD_ARGS
 
 from ..review_form import check_args, form_fields, read_form, schema_of
+from ..review_words import call_in_words
 from ..timeline.errors import InvalidEdit
 from ..timeline.typed_value import typed_object
 from .refusals import Refused
@@ -113,7 +114,8 @@ class ReviewBoard:
         self.refusals[iid] = ("sign_in_required", message)
 
     def cards(self) -> list[dict[str, Any]]:
-        """What each card shows: the review, the args and revision (the edit's when edited), choice, refusal."""
+        """What each card shows: the review, the args (in words from the contract, and as JSON) and revision
+        (the edit's when edited), choice, refusal."""
         out = []
         for iid, review in self.pending.items():
             choice = self.choices.get(iid)
@@ -124,6 +126,7 @@ class ReviewBoard:
             local = {"code": refusal[0], "message": refusal[1], "field": None} if refusal else None
             shown = json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True)
             out.append({"review": review, "choice": choice, "shown_args": shown,
+                        "words": call_in_words(review.name, args),
                         "shown_revision": review.args_revision + (1 if edited else 0),
                         "refusal": local or server,
                         "editor": _editor(review, args, shown, self.drafts.get(iid))})

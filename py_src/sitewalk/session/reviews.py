@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
+from sitewalk_shared.contracts.tool_result import rejection
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
@@ -142,7 +143,8 @@ def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str,
 
 
 def reconcile(call_ids: Mapping[str, str], state: Mapping[str, Any]) -> dict[str, str]:
-    """tool_call_id -> succeeded | failed (a ToolMessage), review_required (still pending), or outcome_unknown
+    """tool_call_id -> succeeded | failed (a ToolMessage), rejected (the reviewer's rejection, it never ran),
+    review_required (still pending), or outcome_unknown
     (no ToolMessage, or one saying the server's own request got no answer and `call_outcomes` not settling it)."""
     values = state.get("values") or {}
     answered = {str(m.get("tool_call_id")): m for m in values.get("messages") or []
@@ -155,6 +157,8 @@ def reconcile(call_ids: Mapping[str, str], state: Mapping[str, Any]) -> dict[str
             # the server's request went out, its answer never came: known once reconciled by key
             found = (reconciled.get(call_id) or {}).get("status")
             out[call_id] = found if found in (CallStatus.SUCCEEDED, CallStatus.FAILED) else OUTCOME_UNKNOWN
+        elif call_id in answered and rejection(answered[call_id]) is not None:
+            out[call_id] = CallStatus.REJECTED  # the reviewer said no: it never ran
         elif call_id in answered:
             out[call_id] = CallStatus.FAILED if answered[call_id].get("status") == "error" else CallStatus.SUCCEEDED
         else:

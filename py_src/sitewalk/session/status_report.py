@@ -5,6 +5,10 @@ A run that failed raised `StreamError`; the state then holds the failed task's r
 it, while Aegra's stream only says "execution failed"). When the state cannot say more than "done" after
 a failure, the stream's own reason is used: a failure is never reported as done. When the state cannot be
 read at all (out of reach, a sign-in asked for), nothing is reported: the app says why elsewhere.
+
+A thread at rest whose newest run was cancelled is "cancelled", not "done", as the list says it
+(`inspection_status.needs_newest_run`): a server that leaves a cancelled thread `idle` (Aegra) says the
+cancel only in that run's status, so a "done" state costs one small read of the newest run.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable
 
 from ..agentserver.client import AgentServerClient
 from ..base.server_errors import AgentServerError, StreamError
-from ..inspection_status import DONE, InspectionStatus, failed, status_of_state
+from ..inspection_status import CANCELLED, DONE, InspectionStatus, failed, status_of_state
 from .thread import Thread
 
 __all__ = ["OnStatus", "StatusReport"]
@@ -41,6 +45,16 @@ class StatusReport:
         status = status_of_state(state)
         if error is not None and status is DONE:
             status = failed(str(error).removeprefix("run failed: "))
+        elif status is DONE and await self._newest_run_cancelled():
+            status = CANCELLED
         values = state.get("values") or {}
         self.on_status(str(values.get("inspection_id") or "") if isinstance(values, dict) else "", status)
         return status
+
+    async def _newest_run_cancelled(self) -> bool:
+        """Whether the thread's newest run was cancelled (`interrupted` with nothing pending); False when unread."""
+        try:
+            runs = await self.client.runs.list(self.thread.id, limit=1)
+        except AgentServerError:
+            return False
+        return bool(runs) and dict(runs[0]).get("status") == "interrupted"

@@ -9,11 +9,15 @@ Every record has the same fields (None where a field does not apply), so the tra
     tool_name         the tool (or, for a UI action, the action asked for)
     args_revision     the revision of the arguments (1 = as the model wrote them; a reviewer's edit adds one)
     args_hash         sha256 of the arguments in canonical JSON
-    review_status     approved | edited | rejected | review_not_required | refused (a UI action) | ...
+    review_status     approved | edited | rejected | review_not_required | refused (a UI action, or a review
+                      answer the server refused) | ...
     reviewer          {identity, display_name, authenticated}
     time              ISO 8601 UTC
-    outcome           succeeded | failed:<code> | outcome_unknown | done | replayed | refused | ...
+    outcome           succeeded | failed:<code> | rejected (a reviewed call the reviewer rejected: it did not run;
+                      the reason in detail) | outcome_unknown | done | replayed | refused | decided (a review
+                      decision taken) | <refusal code> (a review answer refused: stale_revision, invalid_edit, ...)
     detail            a short free text (a refusal's reason, a work order id)
+    field             the field a refused review answer was refused for (`priority`, `photo_ids.0`), else None
     ui_spec_identity  the identity {message_id, tool_call_id, revision} of the screen the user saw
     idempotency_key   the key of a UI action
     answers           a site walk's questions and answers [{question_id, question, kind, answer}], in order
@@ -29,21 +33,26 @@ from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of,
 from sitewalk_agent.audit.trail import AuditTrail
 from sitewalk_shared.contracts.canonical import args_hash
 from sitewalk_shared.contracts.envelope import OUTCOME_UNKNOWN, is_outcome_unknown
-from sitewalk_shared.contracts.tool_result import tool_envelope
+from sitewalk_shared.contracts.tool_result import REJECTED_BY_REVIEWER, tool_envelope
 
-__all__ = ["FIELDS", "MAX_FIELD", "append", "record_review_decision", "record_tool_call", "record_ui_action",
-           "record_reconciliation", "record_site_walk", "tool_outcome"]
+__all__ = ["FIELDS", "MAX_FIELD", "REFUSAL_ONCE", "append", "record_review_decision", "record_review_refusal",
+           "record_tool_call", "record_ui_action", "record_reconciliation", "record_site_walk", "tool_outcome"]
 
 FIELDS = ("kind", "task_id", "thread_id", "run_id", "checkpoint_id", "interrupt_id", "tool_call_id", "tool_name",
           "args_revision", "args_hash", "review_status", "reviewer", "time", "outcome", "detail",
-          "ui_spec_identity", "idempotency_key", "answers")
+          "ui_spec_identity", "idempotency_key", "answers", "field")
 MAX_DETAIL = 300
 MAX_FIELD = 200  # what a press may put in a record (a forged one may send megabytes)
 IDENTITY_KEYS = ("message_id", "tool_call_id", "revision")
+REFUSAL_ONCE = ("kind", "review_status", "interrupt_id", "outcome")
+"""What makes two refusal records the same refusal: the interrupt answered and the reason code."""
 
 
-async def append(store: Any, config: Any, state: Any, **fields: Any) -> dict[str, Any] | None:
-    """Append one record (the context is read from `config`/`state`); the stored record, or None."""
+async def append(store: Any, config: Any, state: Any, once: tuple[str, ...] = (), **fields: Any
+                 ) -> dict[str, Any] | None:
+    """Append one record (the context is read from `config`/`state`); the stored record, or None.
+    `once`: the fields whose values name the event; when the trail has a record with the same values
+    already, nothing is appended (None)."""
     context = run_context(config, state)
     if store is None or not context["thread_id"]:
         return None
@@ -54,7 +63,8 @@ async def append(store: Any, config: Any, state: Any, **fields: Any) -> dict[str
     record.update(fields)
     if isinstance(record.get("detail"), str):
         record["detail"] = record["detail"][:MAX_DETAIL]
-    return await AuditTrail(store, context["thread_id"], owner_of(config)).append(record)
+    match = {name: record[name] for name in once} or None
+    return await AuditTrail(store, context["thread_id"], owner_of(config)).append(record, once=match)
 
 
 def tool_outcome(result: Any) -> tuple[str, str | None]:
@@ -69,6 +79,9 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
         getattr(message, "artifact", None), dict) else None
     if getattr(message, "status", "success") != "error":
         return "succeeded", _with_source(answered_by, message)
+    artifact = getattr(message, "artifact", None)
+    if isinstance(artifact, dict) and artifact.get(REJECTED_BY_REVIEWER) is True:  # not run: a person said no
+        return "rejected", artifact.get("reason") if isinstance(artifact.get("reason"), str) else None
     if is_outcome_unknown(message.content):  # the request went out, its answer never came
         return OUTCOME_UNKNOWN, answered_by
     error = (tool_envelope(message.content) or {}).get("error")  # after an edited call's notice
@@ -124,6 +137,21 @@ async def record_review_decision(store: Any, config: Any, state: Any, *, interru
                         tool_call_id=tool_call_id, tool_name=tool_name, args_revision=args_revision,
                         args_hash=args_hash(args), review_status=decision,
                         reviewer=actor(config, state, reviewer_name), outcome=outcome, detail=reason)
+
+
+async def record_review_refusal(store: Any, config: Any, state: Any, *, interrupt_id: str | None,
+                                tool_call_id: str | None, tool_name: str | None, args: Any, args_revision: int,
+                                code: str, field: str | None, message: str) -> dict[str, Any] | None:
+    """A review answer the server refused (`sitewalk_agent.review_check`): `review_status` "refused", the
+    reason code as `outcome`, the field at fault as `field`, the reason as `detail`, for the args pending.
+
+    Recorded once per (interrupt, code) (`REFUSAL_ONCE`): LangGraph re-runs the task from its start on
+    every resume and replays the answers it had, so the same refused answer is found again on each later
+    run of the call; it is one refusal, not one per run. None when it is in the trail already."""
+    return await append(store, config, state, once=REFUSAL_ONCE, kind="review_decision", interrupt_id=interrupt_id,
+                        tool_call_id=tool_call_id, tool_name=tool_name, args_revision=args_revision,
+                        args_hash=args_hash(args), review_status="refused", reviewer=actor(config, state),
+                        outcome=code, detail=message, field=field)
 
 
 def _clip(value: Any) -> str | None:

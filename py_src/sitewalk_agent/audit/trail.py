@@ -47,9 +47,15 @@ class AuditTrail:
         self._thread_id = str(thread_id)
         self.namespace = audit_namespace(thread_id, owner)
 
-    async def append(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """Seal `fields` as the next record of the thread and store it; the stored record (with seq, hashes)."""
+    async def append(self, fields: Mapping[str, Any], once: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+        """Seal `fields` as the next record of the thread and store it; the stored record (with seq, hashes).
+
+        `once`: field values that make the record the same event (e.g. a refusal's interrupt and code);
+        when a record with all of them is already in the trail, nothing is appended and None comes back.
+        The look happens under the lock, so two writers cannot both find it missing."""
         async with _lock_for(self._thread_id), store_lock(self._store, self.namespace):
+            if once and await self._store.asearch(self.namespace, filter=dict(once), limit=1):
+                return None
             head = await self._store.aget(self.namespace, HEAD_KEY)
             seq = int(head.value["seq"]) + 1 if head is not None else 1
             prev = str(head.value["hash"]) if head is not None else GENESIS

@@ -218,8 +218,8 @@ def broken_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
-    """The screen for a draft: an InspectionCard with a RiskBadge child."""
-    risk = str(draft.get("risk") or "low")
+    """The screen for a draft: an InspectionCard with a RiskBadge child ("Risk: not set" until someone sets one)."""
+    risk = str(draft.get("risk") or "unset")
     return {
         "root": "card",
         "elements": {
@@ -235,7 +235,7 @@ def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
             },
             "risk": {
                 "type": "RiskBadge",
-                "props": {"level": risk, "label": f"Risk: {risk}"},
+                "props": {"level": risk, "label": f"Risk: {'not set' if risk == 'unset' else risk}"},
                 "children": [],
             },
         },

@@ -20,6 +20,7 @@ _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 
 
 class Risk(StrEnum):
+    unset = "unset"  # nobody has said yet (a blank draft): shown as "not set", never as a level
     low = "low"
     medium = "medium"
     high = "high"

@@ -20,27 +20,35 @@ from pydantic import BaseModel, Field
 
 from .canonical import sha256_of
 
-__all__ = ["FIELD_ARGS", "NotifyArgs", "PhotosArgs", "WorkOrderArgs", "reviewed_order_key", "reviewed_substance"]
+__all__ = ["ACTION_TITLES", "FIELD_ARGS", "NotifyArgs", "PhotosArgs", "WorkOrderArgs", "reviewed_order_key",
+           "reviewed_substance"]
 
 
 class WorkOrderArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64, description="The inspection the order belongs to.")
-    subject: str = Field(min_length=1, max_length=200, description="What must be repaired, in a few words.")
-    priority: str = Field("normal", pattern="^(low|normal|high|urgent)$", description="low, normal, high or urgent.")
+    inspection_id: str = Field(min_length=1, max_length=64, title="Inspection",
+                               description="The inspection the order belongs to.")
+    subject: str = Field(min_length=1, max_length=200, title="What to repair",
+                         description="What must be repaired, in a few words.")
+    priority: str = Field("normal", pattern="^(low|normal|high|urgent)$", title="Priority",
+                          description="low, normal, high or urgent.")
 
 
 class NotifyArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64)
-    message: str = Field(min_length=1, max_length=1000, description="What the site manager is told.")
+    inspection_id: str = Field(min_length=1, max_length=64, title="Inspection")
+    message: str = Field(min_length=1, max_length=1000, title="Message", description="What the site manager is told.")
 
 
 class PhotosArgs(BaseModel):
-    inspection_id: str = Field(min_length=1, max_length=64)
-    photo_ids: list[str] = Field(min_length=1, max_length=50, description="The photos concerned.")
+    inspection_id: str = Field(min_length=1, max_length=64, title="Inspection")
+    photo_ids: list[str] = Field(min_length=1, max_length=50, title="Photos", description="The photos concerned.")
 
 
 FIELD_ARGS: dict[str, type[BaseModel]] = {"create_work_order": WorkOrderArgs, "notify_site_manager": NotifyArgs,
                                           "archive_photos": PhotosArgs, "delete_photos": PhotosArgs}
+ACTION_TITLES: dict[str, str] = {"create_work_order": "Raise a work order",
+                                 "notify_site_manager": "Message the site manager",
+                                 "archive_photos": "Archive photos", "delete_photos": "Delete photos"}
+"""Each field action as a person would name it (a review card's title; the code name stays in its data)."""
 
 
 def _words(text: str) -> list[str]:

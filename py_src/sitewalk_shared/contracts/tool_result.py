@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EDIT_NOTICE_START", "ToolResult", "read_tool_result", "tool_envelope"]
+__all__ = ["EDIT_NOTICE_START", "REJECTED_BY_REVIEWER", "ToolResult", "read_tool_result", "rejection",
+           "tool_envelope"]
 
 EDIT_NOTICE_START = "Note: a human reviewer replaced this tool call"  # how LangChain starts the notice
 _EXECUTED = " Executed instead: "
@@ -78,3 +79,23 @@ def tool_envelope(content: Any) -> dict[str, Any] | None:
     except ValueError:
         return None
     return body if isinstance(body, dict) else None
+
+
+REJECTED_BY_REVIEWER = "rejected_by_reviewer"
+"""The key the agent sets in a rejected call's tool message artifact (`{"rejected_by_reviewer": true,
+"reason": ...}`, `sitewalk_agent.review`): that call did not run, a person decided so."""
+
+
+def rejection(message: Mapping[str, Any]) -> str | None:
+    """For a tool message (a dict, as the state holds it) of a call the reviewer rejected: the reviewer's
+    reason ("" when none was given). None for any other message. Also knows LangChain's own mark on a
+    rejection (`lc_data.decision`), for threads from before the artifact said so."""
+    artifact = message.get("artifact")
+    if isinstance(artifact, Mapping) and artifact.get(REJECTED_BY_REVIEWER) is True:
+        reason = artifact.get("reason")
+        return reason if isinstance(reason, str) else ""
+    marked = (message.get("additional_kwargs") or {}).get("lc_data") if isinstance(
+        message.get("additional_kwargs"), Mapping) else None
+    if message.get("status") == "error" and isinstance(marked, Mapping) and marked.get("decision") == "reject":
+        return ""
+    return None

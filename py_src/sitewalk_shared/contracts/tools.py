@@ -75,7 +75,8 @@ class DraftFields(BaseModel):
     site: str = Field(max_length=200, description="Site name or address.")
     inspector: str = Field(default="", max_length=120)
     findings: list[str] = Field(default_factory=list, max_length=50, description="Findings, one line each.")
-    risk: str = Field(default="low", pattern="^(low|medium|high|critical)$")
+    risk: str | None = Field(default=None, pattern="^(low|medium|high|critical)$",
+                             description="low, medium, high or critical; null until the inspector sets one.")
 
 
 class ReadLocalDraftResult(DraftFields):
@@ -158,7 +159,7 @@ class StartBlankDraftResult(ReadLocalDraftResult):
 START_BLANK_DRAFT = ToolContract(
     name="start_blank_draft",
     description=(
-        "Start a blank draft (no site, inspector or findings yet, risk low) for an inspection on the device, "
+        "Start a blank draft (no site, inspector, findings or risk yet) for an inspection on the device, "
         "after read_local_draft failed with not_found; show it so the inspector can fill its fields. Runs in "
         "the inspector's browser. Create-if-absent: when the device already holds a draft for the inspection "
         "it is returned unchanged (created false) and nothing is written, so calling it again is safe. Fails "
