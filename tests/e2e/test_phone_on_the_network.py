@@ -1,10 +1,14 @@
 """A phone on the same network, for real: `serve --network` run as the developer runs it, and Chromium in
-a network namespace of its own (the "phone"), joined to this machine by a veth pair, trusting the local
-CA through its NSS database ($HOME/.pki/nssdb), not by ignoring certificate errors.
+a network namespace of its own (the "phone"), trusting the local CA through its NSS database
+($HOME/.pki/nssdb), not by ignoring certificate errors.
 
-The servers listen on the host side of the veth pair only; no traffic goes to any other address. The
-agent server is langgraph dev, or Aegra on Postgres with SITEWALK_SERVER=aegra (`serve --durable`).
-Needs root (a network namespace) and certutil (Debian's libnss3-tools, installed by `./sw test`).
+The developer's machine is a namespace too (the "LAN"), joined to the phone's by a veth pair made inside
+them: this machine's own network never changes. (It did at first, with the pair's one end here, and every
+other Chromium of the suite saw the change and failed its requests with ERR_NETWORK_CHANGED; the fixture
+now watches this machine's links and addresses and fails on any change.) The servers listen on the LAN's
+address only; no traffic goes to any other address. The agent server is langgraph dev, or Aegra on Postgres
+with SITEWALK_SERVER=aegra (`serve --durable`). Needs root (network namespaces) and certutil (Debian's
+libnss3-tools, installed by `./sw test`).
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,7 +37,7 @@ pytestmark = [pytest.mark.xdist_group("phone-network"), pytest.mark.long_wait]
 # One subnet per test process, so that two runs at once (another worktree) do not meet.
 OCTET = os.getpid() % 200 + 20
 HOST_IP, PHONE_IP = f"10.213.{OCTET}.1", f"10.213.{OCTET}.2"
-NAMESPACE = f"swphone{os.getpid()}"
+NAMESPACE, LAN = f"swphone{os.getpid()}", f"swlan{os.getpid()}"
 HOST_IF, PHONE_IF = f"swh{os.getpid()}", f"swp{os.getpid()}"
 PIER = {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 12}
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz", "findings": ["Loose bollard bolt"], "risk": "high"}
@@ -43,24 +47,42 @@ def _run(*cmd: str) -> None:
     subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
+@contextmanager
+def this_machines_network_unchanged() -> Iterator[None]:
+    """Fails if a link or an address of this machine's own namespace changes within the block: every other
+    Chromium running here would see it and fail its requests (ERR_NETWORK_CHANGED)."""
+    monitor = subprocess.Popen(["ip", "-o", "monitor", "link", "address"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    try:
+        time.sleep(0.2)  # the monitor is listening
+        yield
+        time.sleep(0.2)  # an event of the block's last step has arrived
+    finally:
+        monitor.terminate()
+        events, _ = monitor.communicate(timeout=10)
+    assert not events.strip(), f"this machine's network changed under the other tests:\n{events}"
+
+
 @pytest.fixture(scope="module")
 def phone_network():
-    """The namespace of the phone and the veth pair to it: HOST_IP here, PHONE_IP there; removed afterwards."""
+    """The phone's namespace and the LAN's, a veth pair between them (HOST_IP on the LAN, PHONE_IP on the
+    phone) made inside them; removed afterwards. Yields the LAN's namespace, where the servers run."""
     if os.geteuid() != 0 or not shutil.which("ip"):
         pytest.skip("a network namespace needs root and iproute2")
-    _run("ip", "netns", "add", NAMESPACE)
-    try:
-        _run("ip", "link", "add", HOST_IF, "type", "veth", "peer", "name", PHONE_IF)
-        _run("ip", "link", "set", PHONE_IF, "netns", NAMESPACE)
-        _run("ip", "addr", "add", f"{HOST_IP}/30", "dev", HOST_IF)
-        _run("ip", "link", "set", HOST_IF, "up")
-        _run("ip", "netns", "exec", NAMESPACE, "ip", "addr", "add", f"{PHONE_IP}/30", "dev", PHONE_IF)
-        _run("ip", "netns", "exec", NAMESPACE, "ip", "link", "set", PHONE_IF, "up")
-        _run("ip", "netns", "exec", NAMESPACE, "ip", "link", "set", "lo", "up")
-        yield NAMESPACE
-    finally:
-        subprocess.run(["ip", "link", "del", HOST_IF], capture_output=True)  # takes its peer with it
-        subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True)
+    with this_machines_network_unchanged():
+        _run("ip", "netns", "add", NAMESPACE)
+        _run("ip", "netns", "add", LAN)
+        try:
+            _run("ip", "-n", LAN, "link", "add", HOST_IF, "type", "veth", "peer", "name", PHONE_IF,
+                 "netns", NAMESPACE)
+            for namespace, interface, address in ((LAN, HOST_IF, HOST_IP), (NAMESPACE, PHONE_IF, PHONE_IP)):
+                _run("ip", "-n", namespace, "addr", "add", f"{address}/30", "dev", interface)
+                _run("ip", "-n", namespace, "link", "set", interface, "up")
+                _run("ip", "-n", namespace, "link", "set", "lo", "up")
+            yield LAN
+        finally:
+            subprocess.run(["ip", "netns", "del", LAN], capture_output=True)  # the pair goes with it
+            subprocess.run(["ip", "netns", "del", NAMESPACE], capture_output=True)
 
 
 def _first_line(process: subprocess.Popen, timeout_s: float) -> str:
@@ -96,7 +118,8 @@ def served(phone_network, tmp_path_factory, workorders_db):
         state = ROOT / ".durable" / "test-runs" / f"phone-{os.getpid()}"
         shutil.rmtree(state, ignore_errors=True)
     env = {**os.environ, "SITEWALK_TOKENS": str(write_token_file(work))}
-    cmd = [sys.executable, "build.py", "serve", "--network", HOST_IP, "--tls-dir", str(work / "tls"),
+    cmd = ["ip", "netns", "exec", phone_network, sys.executable, "build.py", "serve", "--network", HOST_IP,
+           "--tls-dir", str(work / "tls"),
            "--state-dir", str(state), *(["--durable"] if server_kind() == "aegra" else [])]
     log = open(work / "serve.err", "w")
     process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
@@ -132,13 +155,21 @@ def _phone_browser(playwright, folder: Path, ca: Path | None):
     return playwright.chromium.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
 
 
-def _cors(agent_url: str, origin: str, ca: Path) -> str | None:
-    """The Access-Control-Allow-Origin the agent server answers a call from `origin` with."""
-    import ssl
+_CORS_PROBE = """
+import ssl, sys, urllib.request
+request = urllib.request.Request(sys.argv[1] + "/info", headers={"Origin": sys.argv[2]})
+context = ssl.create_default_context(cafile=sys.argv[3])
+with urllib.request.urlopen(request, timeout=10, context=context) as answer:
+    print(answer.headers.get("Access-Control-Allow-Origin") or "")
+"""
 
-    request = urllib.request.Request(agent_url + "/info", headers={"Origin": origin})
-    with urllib.request.urlopen(request, timeout=10, context=ssl.create_default_context(cafile=str(ca))) as r:
-        return r.headers.get("Access-Control-Allow-Origin")
+
+def _cors(agent_url: str, origin: str, ca: Path) -> str | None:
+    """The Access-Control-Allow-Origin the agent server answers a call from `origin` with, asked from the
+    phone's namespace (the LAN is not reachable from this machine's own)."""
+    answer = subprocess.run(["ip", "netns", "exec", NAMESPACE, sys.executable, "-c", _CORS_PROBE, agent_url,
+                             origin, str(ca)], capture_output=True, text=True, timeout=30, check=True)
+    return answer.stdout.strip() or None
 
 
 def test_the_csp_and_cors_name_the_network_origins_only(served):
