@@ -15,8 +15,10 @@ if _PY_SRC not in sys.path:
 
 from sitewalk_shared.contracts import tools as _tools  # noqa: E402
 
-_tools.TOOL_CONTRACTS["read_local_draft"] = dataclasses.replace(
+_NEWER = dataclasses.replace(
     _tools.READ_LOCAL_DRAFT, description=_tools.READ_LOCAL_DRAFT.description + " (v2: also returns attachments.)")
+# Both lists: TOOL_CONTRACTS (every contract) and BROWSER_TOOL_CONTRACTS (the tools the model is offered).
+_tools.TOOL_CONTRACTS["read_local_draft"] = _tools.BROWSER_TOOL_CONTRACTS["read_local_draft"] = _NEWER
 
 from sitewalk_agent.graph import graph  # noqa: E402,F401
 
