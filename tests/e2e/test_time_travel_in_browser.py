@@ -329,6 +329,7 @@ def test_a_replay_pressed_far_down_the_timeline_brings_its_preview_into_view_on_
     replay.click()
     preview = page.locator(".sw-restore-preview")
     preview.wait_for()
-    top, bottom = preview.evaluate("(n) => [n.getBoundingClientRect().top, n.getBoundingClientRect().bottom]")
-    assert 0 <= top < PHONE["height"] and bottom > 0, (top, bottom)
+    top = preview.evaluate("(n) => n.getBoundingClientRect().top")
+    title_bottom = page.locator(".shell-header").evaluate("(n) => n.getBoundingClientRect().bottom")
+    assert title_bottom <= top < PHONE["height"] / 2, (title_bottom, top)  # its heading clear of the sticky title
     assert preview.evaluate("(n) => n === document.activeElement")  # and focused, for a screen reader
