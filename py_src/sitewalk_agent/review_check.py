@@ -7,8 +7,8 @@ A decision is checked in this order, and the first thing wrong is the refusal:
    client, another tab, a forged request), or none.
 3. `invalid_edit`: an edit whose `edited_action` breaks the tool's contract: another tool's name, or
    args that the tool's own argument model (`args_schema`, the pydantic model of `sitewalk_shared.contracts`
-   the device checks with too) refuses. The refusal names the field (`priority`, `photo_ids.0`) and
-   pydantic's reason.
+   the device checks with too) refuses, or a key that model does not name. The refusal names the field
+   (`priority`, `photo_ids.0`, `cost`) and pydantic's reason.
 
 Why written here and not LangChain's `_decision_schema` + `interrupt(response_schema=...)`: LangGraph
 raises the schema's `ValidationError` out of `interrupt()`, which fails the run, and on Aegra a thread
@@ -65,10 +65,20 @@ class _Reject(_Named):
     message: str | None = None
 
 
+def _closed(args_model: type[BaseModel]) -> type[BaseModel]:
+    """The tool's argument model refusing keys it does not name. The model itself ignores them (pydantic's
+    default), so an edit adding `cost` would run without it while the reviewer's args, with it, are what
+    the audit record hashes and what the model is told ran."""
+    config = ConfigDict(extra="forbid")
+    return cast(type[BaseModel], type(args_model.__name__, (args_model,),
+                                      {"model_config": config, "__module__": args_model.__module__}))
+
+
 def _edit(name: str, args_model: type[BaseModel] | None) -> Any:
-    """An edit of THIS tool: its name pinned, its args checked by the tool's own model (any object without one)."""
+    """An edit of THIS tool: its name pinned, its args checked by the tool's own model, closed (any object
+    without one)."""
     edited = create_model("EditedAction", name=(cast(Any, Literal[name]), ...),
-                          args=(cast(Any, args_model or dict[str, Any]), ...))
+                          args=(cast(Any, _closed(args_model) if args_model else dict[str, Any]), ...))
     return create_model("EditDecision", __base__=_Named, type=(cast(Any, Literal["edit"]), ...),
                         edited_action=(cast(Any, edited), ...))
 

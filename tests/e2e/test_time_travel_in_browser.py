@@ -6,7 +6,7 @@ import json
 import uuid
 
 import httpx
-from conftest_helpers import origin, poll
+from conftest_helpers import PHONE, origin, poll
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
@@ -313,3 +313,23 @@ def test_a_replay_through_a_position_the_browser_now_denies_asks_to_type_it(app)
     sources = {json.loads(m["content"])["result"]["source"] for entry in history
                for m in entry["values"].get("messages", []) if m["type"] == "tool" and m["name"] == LOCATE}
     assert sources == {"device", "manual"}
+
+
+def test_a_replay_pressed_far_down_the_timeline_brings_its_preview_into_view_on_a_phone(app):
+    """The preview is drawn above the timeline's steps: pressed on the first step at the bottom of a phone's
+    screen, it would otherwise open out of sight and the press look like nothing."""
+    app.page.set_viewport_size(PHONE)
+    app.open()
+    app.start(_ident("inspection-84"), "script: review")  # eight steps: the first is a screen or more down
+    page = app.page
+    replay = _your_step(page).locator("[data-sw-travel='replay']")
+    replay.scroll_into_view_if_needed()
+    slot_top = page.locator("#sw-restore").evaluate("(n) => n.getBoundingClientRect().top")
+    assert slot_top < 0, "the preview's place must be above the screen for this test to mean anything"
+    replay.click()
+    preview = page.locator(".sw-restore-preview")
+    preview.wait_for()
+    top = preview.evaluate("(n) => n.getBoundingClientRect().top")
+    title_bottom = page.locator(".shell-header").evaluate("(n) => n.getBoundingClientRect().bottom")
+    assert title_bottom <= top < PHONE["height"] / 2, (title_bottom, top)  # its heading clear of the sticky title
+    assert preview.evaluate("(n) => n === document.activeElement")  # and focused, for a screen reader

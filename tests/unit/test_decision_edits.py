@@ -38,6 +38,13 @@ def _decided_step():
     return next(s for s in _tree().steps() if s.name.kind == "decision")
 
 
+def test_the_steps_before_the_decisions_name_the_calls_as_their_cards_do():
+    """As the review card's title (`ACTION_TITLES`), not the code name: a person reads the timeline too."""
+    titles = [s.name.title for s in _tree().steps()]
+    assert "Waiting for your approval: raise a work order, raise a work order, message the site manager" in titles
+    assert "Decided to raise a work order and raise a work order and message the site manager" in titles
+
+
 def _reviewed():
     step = _decided_step()
     return reviewed_step(step.id, ENTRIES[step.facts.parent_id], ENTRIES[step.id])

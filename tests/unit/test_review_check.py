@@ -30,6 +30,7 @@ def _edit(**args: Any) -> dict[str, Any]:
     ({"type": "approve"}, "stale_revision", None),                           # names no revision
     (_edit(priority="medium"), "invalid_edit", "priority"),
     (_edit(subject="x" * 201), "invalid_edit", "subject"),
+    (_edit(cost=10), "invalid_edit", "cost"),                                # a key the tool does not name
     ({"type": "edit", **NAMED}, "invalid_edit", "edited_action"),            # the edit names no call
     ({**_edit(), "edited_action": {"name": "delete_photos", "args": ARGS}}, "invalid_edit", "edited_action.name"),
     ({"type": "reject", **NAMED, "message": 7}, "invalid_decision", "message"),

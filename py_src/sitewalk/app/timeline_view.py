@@ -264,6 +264,8 @@ class TimelineControls:
         self.offered = (preview, heading, confirm, work, edit, field)
         dom.set_html("sw-restore", render_template("timeline_restore.j2", preview=preview, heading=heading,
                                                    confirm=confirm, edit=edit, **field))
+        # Drawn above the timeline: a press on an old step far down the list would show it off screen (a phone).
+        dom.bring_to_attention(dom.query(dom.element("sw-restore"), ".sw-restore-preview"))
 
     def reoffer(self, offered: tuple[Any, ...], text: str) -> None:
         """A preview whose confirmed work the server refused (401) shown again, with the text typed in it."""

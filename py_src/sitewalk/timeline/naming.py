@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sitewalk_shared.contracts.field_actions import ACTION_TITLES
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
 from .facts import Interruption, LastMessage, StepFacts
@@ -34,6 +35,19 @@ _TOOL_PLAN = {
     "walk_site": "walk the site with you",
 }
 _DECLINED = {"permission_denied", "declined", "cancelled"}
+
+
+def _action_words(name: str) -> str:
+    """A field action as its review card names it ("message the site manager"); another tool by its name."""
+    title = ACTION_TITLES.get(name)
+    return title[0].lower() + title[1:] if title else name
+
+
+def _plan(name: str) -> str:
+    """What the agent decided to do with this tool, in words ("raise a work order", "call lookup")."""
+    if name in _TOOL_PLAN:
+        return _TOOL_PLAN[name]
+    return _action_words(name) if name in ACTION_TITLES else f"call {name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +134,7 @@ def _waiting(interrupts: tuple[Interruption, ...]) -> StepName:
         asked = next(i.question for i in interrupts if i.kind == "question")
         return StepName(f"Waiting for your answer: {asked}", "waiting", ids)
     if "tool_approval" in kinds:
-        names = ", ".join(i.tool_name for i in interrupts if i.kind == "tool_approval")
+        names = ", ".join(_action_words(i.tool_name) for i in interrupts if i.kind == "tool_approval")
         return StepName(f"Waiting for your approval: {names}", "waiting", ids)
     objects = ", ".join(_TOOL_OBJECT.get(i.tool_name, i.tool_name) for i in interrupts if i.tool_name)
     return StepName(f"Waiting for your device: {objects}" if objects else "Waiting for you", "waiting", ids)
@@ -146,6 +160,6 @@ def _message(last: LastMessage) -> StepName:
             return StepName(f"{done}: typed by you", "device", (last.tool_call_id,), editable=editable)
         return StepName(done, "device", (last.tool_call_id,), editable=editable)
     if last.calls:
-        plans = " and ".join(_TOOL_PLAN.get(name, f"call {name}") for name, _ in last.calls)
+        plans = " and ".join(_plan(name) for name, _ in last.calls)
         return StepName(f"Decided to {plans}", "agent", tuple(cid for _, cid in last.calls))
     return StepName(f"Agent said: {last.text}" if last.text else "Agent answered", "agent")
