@@ -26,6 +26,7 @@ executed ones, and its detail says "edited by the reviewer" and the work order i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
@@ -76,7 +77,7 @@ class CallBoard:
         call.walk(route)
         return True
 
-    def ended(self, call_id: str, name: str, envelope: dict[str, Any]) -> None:
+    def ended(self, call_id: str, name: str, envelope: Mapping[str, Any]) -> None:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
@@ -120,7 +121,7 @@ class CallBoard:
         self.show(call_id, name, CallStatus.SUCCEEDED if ok else CallStatus.FAILED, detail)
 
 
-def envelope_detail(envelope: dict[str, Any]) -> str:
+def envelope_detail(envelope: Mapping[str, Any]) -> str:
     """'' for a result, 'code: message' for an error envelope."""
     if envelope.get("ok"):
         return ""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from sitewalk_shared.contracts.headless_wire import Envelope
+
 from ..agentserver.client import AgentServerClient
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
@@ -145,7 +147,7 @@ class InspectionSession:
         return self.cancellation.cancelled
 
     @property
-    def outcomes(self) -> dict[str, dict[str, Any]]:
+    def outcomes(self) -> dict[str, Envelope]:
         """tool_call_id -> the envelope this device answered."""
         return {} if self.parts is None else self.parts.answers.outcomes
 
