@@ -48,7 +48,7 @@ class HeadMismatch:
         return "the head the thread's checkpoints committed is unreadable: the trail cannot be compared with it"
 
 
-def _seq(value: Any) -> int | None:
+def _seq(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

@@ -50,7 +50,7 @@ def patched_for_fallback(base: dict[str, Any] | None, patch_text: str) -> dict[s
     return doc if isinstance(doc, dict) else {}
 
 
-def _walk(elements: dict[str, Any], key: Any, order: list[str], seen: set[str]) -> None:
+def _walk(elements: dict[str, Any], key: object, order: list[str], seen: set[str]) -> None:
     if not isinstance(key, str) or key in seen or key not in elements:
         return
     seen.add(key)
@@ -61,7 +61,7 @@ def _walk(elements: dict[str, Any], key: Any, order: list[str], seen: set[str]) 
         _walk(elements, child, order, seen)
 
 
-def _line(element: Any) -> str:
+def _line(element: object) -> str:
     if not isinstance(element, dict):
         return ""
     props = element.get("props")
@@ -73,7 +73,7 @@ def _line(element: Any) -> str:
     return line[:MAX_LINE_CHARS]
 
 
-def _words(value: Any) -> list[str]:
+def _words(value: object) -> list[str]:
     """The text in a prop: a string, a number, or the strings (or item labels) of a list."""
     if isinstance(value, str):
         return [value.strip()] if value.strip() else []

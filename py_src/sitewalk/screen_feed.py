@@ -98,7 +98,7 @@ class ScreenFeed:
         else:
             self._push_soon()
 
-    def server_spec(self, ui_spec: Any) -> None:
+    def server_spec(self, ui_spec: object) -> None:
         """The server's stored screen (validated there)."""
         if not isinstance(ui_spec, dict):
             return
@@ -200,7 +200,7 @@ class _MessageProse:
         return "".join(patch)
 
 
-def _same_screen(a: Any, b: Any) -> bool:
+def _same_screen(a: object, b: object) -> bool:
     """The same spec once both have their defaults (children, props) filled in."""
     try:
         return Spec.model_validate(a).model_dump(mode="json") == Spec.model_validate(b).model_dump(mode="json")

@@ -68,7 +68,7 @@ class RunAssembler:
         self.calls: dict[tuple[str, str, int], ToolCallProgress] = {}
         self.texts: dict[str, MessageText] = {}
 
-    def feed(self, data: Any, namespace: str = "") -> list[Any]:
+    def feed(self, data: object, namespace: str = "") -> list[Any]:
         """Feed one messages-tuple payload ([chunk, metadata]); return what changed."""
         chunk = data[0] if isinstance(data, (list, tuple)) and data else data
         if not isinstance(chunk, dict):
@@ -136,7 +136,7 @@ class RunAssembler:
         return next((c for c in self.calls.values() if c.id == tool_call_id), None)
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):

@@ -56,7 +56,7 @@ def expected_actions(ui_spec: dict[str, Any] | None) -> dict[str, dict[str, str]
     return out
 
 
-def authorize(ui_spec: dict[str, Any] | None, request: Any) -> str | None:
+def authorize(ui_spec: dict[str, Any] | None, request: object) -> str | None:
     """None when the request is allowed by the state; otherwise why not (one sentence)."""
     if not isinstance(request, dict) or request.get("type") != "ui_action":
         return "not a ui_action request"
@@ -114,7 +114,7 @@ def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:
             "actions": [{"element_id": key, **value} for key, value in expected_actions(spec).items()]}
 
 
-def unwrap_press(resume: Any) -> Any:
+def unwrap_press(resume: object) -> Any:
     """The press from a resume value: bare, or keyed by interrupt id as the SDK sends it."""
     if isinstance(resume, dict) and resume.get("type") != "ui_action" and len(resume) == 1:
         return next(iter(resume.values()))
@@ -124,7 +124,7 @@ def unwrap_press(resume: Any) -> Any:
 Answer = tuple[dict[str, Any], str]
 
 
-def _asked(request: Any) -> dict[str, Any]:
+def _asked(request: object) -> dict[str, Any]:
     """What a press asked, as kept in the state: strings of at most MAX_KEY characters (a forged press
     may send anything), None for any other type."""
     press = request if isinstance(request, dict) else {}

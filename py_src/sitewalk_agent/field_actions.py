@@ -76,7 +76,7 @@ def _done(call: dict[str, Any], result: dict[str, Any]) -> ToolMessage:
     return tool_message(call, envelope.model_dump(mode="json"), True)
 
 
-def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolMessage:
+def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: object) -> ToolMessage:
     return tool_message(call, failure(call, code, message, **detail).model_dump(mode="json"), False)
 
 

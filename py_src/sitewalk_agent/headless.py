@@ -55,7 +55,7 @@ def tool_message(call: dict[str, Any], content: Mapping[str, object], ok: bool,
     )
 
 
-def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolFailure:
+def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: object) -> ToolFailure:
     return ToolFailure(tool=call["name"], tool_call_id=call["id"],
                        error=ToolError(code=code, message=message[:MAX_MESSAGE], detail=detail))
 
@@ -78,7 +78,7 @@ def _precheck(contract: ToolContract, call: dict[str, Any], state: dict[str, Any
     return args
 
 
-def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: Any) -> ToolSuccess | ToolFailure:
+def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: object) -> ToolSuccess | ToolFailure:
     """The browser's (or the SDK's) answer as a typed envelope, its result checked by the contract."""
     tool_call_id = call["id"]
     value = answer_in(resume, tool_call_id)  # the SDK's {tool_call_id: value}, or a bare value
@@ -128,7 +128,7 @@ async def run_headless_call(contract: ToolContract, call: dict[str, Any], state:
 def headless_tool(contract: ToolContract) -> BaseTool:
     """A LangChain tool for `contract` whose body runs in the browser (see the module docstring)."""
 
-    async def body(runtime: ToolRuntime, **args: Any) -> ToolMessage | Command:
+    async def body(runtime: ToolRuntime, **args: object) -> ToolMessage | Command:
         call = {"id": str(runtime.tool_call_id), "name": contract.name, "args": args}
         thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
         state = runtime.state if isinstance(runtime.state, dict) else {}

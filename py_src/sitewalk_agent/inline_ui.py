@@ -46,7 +46,7 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
     return {"ui_spec": ui_spec, "ui_issues": []}
 
 
-def is_refusal(message: Any) -> bool:
+def is_refusal(message: object) -> bool:
     return isinstance(message, HumanMessage) and message.name == REFUSAL_NAME
 
 

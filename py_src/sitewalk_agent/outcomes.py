@@ -88,7 +88,7 @@ async def lookup(orders: WorkOrders, key: str) -> dict[str, Any] | None:
         return None
 
 
-async def reconcile(state: Mapping[str, Any], store: Any, config: Any,
+async def reconcile(state: Mapping[str, Any], store: object, config: object,
                     orders: WorkOrders | None = None) -> dict[str, dict[str, Any]]:
     """Look every unknown call up by its key: the entries that are now known (each one audited)."""
     pending = unresolved(state)

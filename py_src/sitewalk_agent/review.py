@@ -142,7 +142,7 @@ class ReviewMiddleware(PerCallReview):
         return answer_message(request.tool_call, decision)
 
 
-def _kind(answer: Any) -> str | None:
+def _kind(answer: object) -> str | None:
     kind = answer.get("type") if isinstance(answer, dict) else None
     return kind if isinstance(kind, str) else None
 

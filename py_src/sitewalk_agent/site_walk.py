@@ -62,7 +62,7 @@ class WalkState(TypedDict, total=False):
     answers: list[dict[str, Any]]  # {question_id, question, kind, answer}, in the order asked
 
 
-def _answer(request: QuestionRequest, resume: Any) -> bool | int:
+def _answer(request: QuestionRequest, resume: object) -> bool | int:
     """The resume's answer to `request`; InvalidAnswer when it is for another question or does not fit."""
     if not isinstance(resume, dict) or resume.get("question_id") != request.question_id:
         raise InvalidAnswer(f"this answer is not for the question {request.question!r}")
@@ -123,7 +123,7 @@ def one_walk_refusal(call: dict[str, Any], walked: str | None) -> ToolFailure:
                    "this call asked nothing", walked_call_id=walked)
 
 
-def _walked_call_id(state: Any) -> str | None:
+def _walked_call_id(state: object) -> str | None:
     """The first walk_site call of the newest AI message (the one the hook walked)."""
     messages = list(state.get("messages") or []) if isinstance(state, dict) else []
     last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)

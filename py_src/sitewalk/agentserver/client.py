@@ -89,7 +89,7 @@ class _Http:
             self.on_unauthorized(error)
         return error
 
-    async def call(self, method: str, path: str, json: Any = None) -> Any:
+    async def call(self, method: str, path: str, json: object = None) -> Any:
         url = self.base_url + path
         sent_token = self.headers.get("Authorization")
         status, body = await self.transport.request(method, url, json=json, headers=self.headers)
@@ -98,7 +98,7 @@ class _Http:
         return body
 
     async def sse(
-        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, path: str, json: object = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[StreamPart]:
         url = self.base_url + path
         decoder = SSEDecoder()
@@ -206,7 +206,7 @@ class ThreadsClient:
     async def update_state(
         self,
         thread_id: str,
-        values: Any,
+        values: object,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
         checkpoint: Mapping[str, Any] | None = None,
@@ -267,7 +267,7 @@ class RunsClient:
         thread_id: str,
         assistant_id: str,
         *,
-        input: Any = None,
+        input: object = None,
         command: Command | None = None,
         stream_mode: Sequence[StreamMode] | StreamMode = DEFAULT_STREAM_MODE,
         checkpoint_id: str | None = None,
@@ -321,7 +321,7 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> Run:
         return cast(Run, await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}"))
 
-    async def wait(self, thread_id: str | None, assistant_id: str, *, input: Any = None) -> Any:
+    async def wait(self, thread_id: str | None, assistant_id: str, *, input: object = None) -> Any:
         """POST /threads/{id}/runs/wait, or /runs/wait (stateless) without a thread: the run's final values."""
         path = f"/threads/{_p(thread_id)}/runs/wait" if thread_id else "/runs/wait"
         return await self._http.call("POST", path, {"assistant_id": assistant_id, "input": input})
@@ -444,7 +444,7 @@ class AgentServerClient:
         return self.runs.stream(thread_id, assistant_id, command={"resume": answers}, **kwargs)
 
     async def fork(
-        self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: str | None = None
+        self, thread_id: str, checkpoint_id: str, values: object = None, as_node: str | None = None
     ) -> Checkpoint:
         """Branch from a checkpoint: write `values` there (as `as_node`), return the new checkpoint.
 
@@ -460,7 +460,7 @@ class AgentServerClient:
     async def __aenter__(self) -> AgentServerClient:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
@@ -484,7 +484,7 @@ def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
             seen.add(str(iid))
             out.append({"id": str(iid), "value": item.get("value")})
 
-    def walk(st: Any) -> None:
+    def walk(st: object) -> None:
         if not isinstance(st, dict):
             return
         add(st.get("interrupts"))

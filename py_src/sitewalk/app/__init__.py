@@ -257,7 +257,7 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         dom.element("sw-start").disabled = False
 
 
-async def _cancel_current(_event: Any) -> None:
+async def _cancel_current(_event: object) -> None:
     session = _current.get("session")
     if session is not None:
         await session.cancel()

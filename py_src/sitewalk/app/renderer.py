@@ -75,7 +75,7 @@ class KeyedRenderer:
         for node in container.querySelectorAll("[data-sw-id]"):
             self._nodes.setdefault(str(node.dataset.swId), node)
 
-    def _frame(self, _timestamp: Any = None) -> None:
+    def _frame(self, _timestamp: object = None) -> None:
         self._frame_requested = False
         try:
             self.flush()

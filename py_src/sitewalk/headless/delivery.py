@@ -72,7 +72,7 @@ def client_mismatch(interrupt_value: object, contracts: dict[str, ToolContract] 
         server_protocol=server_protocol, client_protocol=PROTOCOL_VERSION, found_by="client")
 
 
-def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | None:
+def mismatch_of(envelope: object, found_by: str = "client") -> ContractMismatch | None:
     """The mismatch an envelope reports, or None when it is not a contract_mismatch failure."""
     if not isinstance(envelope, dict) or envelope.get("ok") is not False:
         return None
@@ -89,7 +89,7 @@ def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | N
         found_by=str(detail.get("found_by") or found_by))
 
 
-def server_mismatches(state: Any) -> list[ContractMismatch]:
+def server_mismatches(state: object) -> list[ContractMismatch]:
     """contract_mismatch outcomes the agent recorded as tool messages in a thread state."""
     values = state.get("values") if isinstance(state, dict) else None
     messages = values.get("messages") if isinstance(values, dict) else None

@@ -39,7 +39,7 @@ DEFAULT_TIMEOUT_S = 20.0
 class ToolFailed(SitewalkError):
     """Raised by an implementation to end its call with a typed error."""
 
-    def __init__(self, code: ErrorCode | str, message: str, **detail: Any):
+    def __init__(self, code: ErrorCode | str, message: str, **detail: object):
         super().__init__(message)
         self.code = ErrorCode(code)
         self.message = message

@@ -81,7 +81,7 @@ class CallBoard:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
-    def settle(self, messages: list[Any], outcomes: dict[str, Any] | None = None) -> None:
+    def settle(self, messages: list[object], outcomes: dict[str, Any] | None = None) -> None:
         """A tool message in the state is the server's word on how a call ended (shown once); for a call
         of unknown outcome, `outcomes` (the state's `call_outcomes`) is, once it is reconciled."""
         for message in messages:
@@ -143,7 +143,7 @@ def ran_detail(result: ToolResult, failed: bool) -> str:
     return "; ".join(said)
 
 
-def error_summary(content: Any) -> str:
+def error_summary(content: object) -> str:
     """'code: message' from a failed tool message's envelope (after any edit notice), or its text."""
     if isinstance(content, (str, list)):
         content = read_tool_result(content).body

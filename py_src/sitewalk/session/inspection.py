@@ -123,7 +123,7 @@ class InspectionSession:
         async with self.parts.conversation.running():
             return await self.parts.reviews.submit(decisions)
 
-    async def answer(self, interrupt_id: str, raw: Any) -> Refused | None:
+    async def answer(self, interrupt_id: str, raw: object) -> Refused | None:
         """Answer a question of the agent's (see `questions`); the refusal when nothing was sent."""
         if self.parts is None:
             return None

@@ -46,7 +46,7 @@ def device_calls_ahead(state: Mapping[str, Any], device_tools: Collection[str]) 
     return [(name, call_id) for call_id, name in ahead.items() if name in device_tools and call_id not in answered]
 
 
-def _answered_by(result: Any) -> set[str]:
+def _answered_by(result: object) -> set[str]:
     """Tool call ids a finished task's writes answer (its tool messages)."""
     if not isinstance(result, Mapping):
         return set()

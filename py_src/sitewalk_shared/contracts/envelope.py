@@ -83,7 +83,7 @@ def error_result(
     return cast(FailureEnvelope, ToolFailure(tool=tool, tool_call_id=tool_call_id, error=error).model_dump(mode="json"))
 
 
-def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | ToolFailure:
+def parse_result(value: object, *, tool: str, tool_call_id: str) -> ToolSuccess | ToolFailure:
     """Read what came back for a tool call: Sitewalk's envelope, the SDK's {"error": str}, or a bare value.
 
     Anything unreadable becomes a `ToolFailure(serialization_failed)` rather than an exception,
@@ -122,7 +122,7 @@ def unknown_outcome(tool: str, tool_call_id: str, message: str, **detail: object
     return error_result(tool, tool_call_id, ErrorCode.timeout, message, **detail, outcome=OUTCOME_UNKNOWN)
 
 
-def is_outcome_unknown(envelope: Any) -> bool:
+def is_outcome_unknown(envelope: object) -> bool:
     """Whether an envelope (a dict, or a tool message's content: JSON text, after any edit notice) says the
     outcome is unknown."""
     if isinstance(envelope, (str, list)):

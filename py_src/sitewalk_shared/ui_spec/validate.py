@@ -45,7 +45,7 @@ class Issue:
         return asdict(self)
 
 
-def validate_spec(spec: Any) -> list[Issue]:
+def validate_spec(spec: object) -> list[Issue]:
     """Every issue of `spec` ({root, elements}); empty means valid."""
     if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
         return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'", _SHAPE_REPAIR)]
@@ -68,7 +68,7 @@ def validate_spec(spec: Any) -> list[Issue]:
     return issues
 
 
-def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Issue]:
+def _element_issues(key: str, element: object, elements: dict[str, Any]) -> list[Issue]:
     if not isinstance(element, dict) or not isinstance(element.get("type"), str):
         return [Issue("invalid_shape", key, "an element is an object with a string 'type'",
                       "Give the element a 'type' from the catalog, 'props' and 'children'.")]
