@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["MAX_LINES", "fallback_lines", "patched_for_fallback"]
@@ -33,7 +34,7 @@ def fallback_lines(spec: Any) -> list[str]:
     return [line for line in lines if line][:MAX_LINES]
 
 
-def patched_for_fallback(base: dict[str, Any] | None, patch_text: str) -> dict[str, Any]:
+def patched_for_fallback(base: Mapping[str, object] | None, patch_text: str) -> dict[str, Any]:
     """The spec inline patch lines were writing, applied leniently (a line that fails is skipped).
 
     The strict application stops at the first bad line; the fallback wants all the words sent.
@@ -50,7 +51,7 @@ def patched_for_fallback(base: dict[str, Any] | None, patch_text: str) -> dict[s
     return doc if isinstance(doc, dict) else {}
 
 
-def _walk(elements: dict[str, Any], key: object, order: list[str], seen: set[str]) -> None:
+def _walk(elements: Mapping[str, object], key: object, order: list[str], seen: set[str]) -> None:
     if not isinstance(key, str) or key in seen or key not in elements:
         return
     seen.add(key)

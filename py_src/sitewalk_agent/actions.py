@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.config import get_config
@@ -98,7 +99,7 @@ class ActionLedger:
             return
         await self._store.aput(self._namespace, key, record)
 
-    async def mirror(self, order: dict[str, Any], inspection_id: str | None) -> None:
+    async def mirror(self, order: Mapping[str, object], inspection_id: str | None) -> None:
         """The order's key, id and status where the browser can read them (`order_mirror`)."""
         try:
             config = get_config()

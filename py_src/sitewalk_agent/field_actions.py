@@ -30,7 +30,7 @@ import asyncio
 import hashlib
 import json
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -101,7 +101,7 @@ def _place(config: Any) -> dict[str, str | None]:
     return {"thread_id": configurable.get("thread_id"), "checkpoint_id": checkpoint}
 
 
-def _order_result(order: dict[str, Any], created: bool, inspection_id: str) -> dict[str, Any]:
+def _order_result(order: Mapping[str, object], created: bool, inspection_id: str) -> dict[str, Any]:
     return {"work_order": order["id"], "key": order["key"], "created": created, "replayed": not created,
             "status": order["status"], "subject": order["subject"], "priority": order.get("priority"),
             "inspection_id": inspection_id}

@@ -42,7 +42,7 @@ MAX_MESSAGE = 2000
 MAX_DETAIL = 4000  # characters of a failure's detail, as JSON, kept from the browser's answer
 
 
-def tool_message(call: dict[str, Any], content: Mapping[str, object], ok: bool,
+def tool_message(call: Mapping[str, object], content: Mapping[str, object], ok: bool,
                  answered_by: str = "server") -> ToolMessage:
     """The tool's result for the model. `artifact.answered_by`: server | browser | ledger (a replay)."""
     return ToolMessage(
@@ -60,7 +60,7 @@ def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: objec
                        error=ToolError(code=code, message=message[:MAX_MESSAGE], detail=detail))
 
 
-def _refused(call: dict[str, Any], outcome: ToolFailure) -> ToolMessage:
+def _refused(call: Mapping[str, object], outcome: ToolFailure) -> ToolMessage:
     return tool_message(call, outcome.model_dump(mode="json"), False)
 
 

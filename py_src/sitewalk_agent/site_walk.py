@@ -26,6 +26,7 @@ A finished walk is one audit record (`kind: site_walk`: the call, its questions 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -140,7 +141,7 @@ def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:
     return next((dict(c) for c in last.tool_calls if c["name"] == WALK_TOOL and c["id"] not in answered), None)
 
 
-def _head(record: dict[str, Any] | None) -> dict[str, Any]:
+def _head(record: Mapping[str, object] | None) -> dict[str, Any]:
     """The walk's record committed as the state's audit head, with this step (see `sitewalk_agent.audit`)."""
     return {STATE_HEAD: committed_head(record)} if record is not None else {}
 

@@ -62,7 +62,7 @@ def _p(segment: str) -> str:
     return quote(str(segment), safe="")
 
 
-def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
+def _drop_none(body: Mapping[str, object]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}
 
 
@@ -149,7 +149,7 @@ class ThreadsClient:
     def __init__(self, http: _Http) -> None:
         self._http = http
 
-    async def create(self, metadata: dict[str, Any] | None = None, thread_id: str | None = None) -> Thread:
+    async def create(self, metadata: Mapping[str, object] | None = None, thread_id: str | None = None) -> Thread:
         """POST /threads. Returns the thread ({thread_id, status, metadata, ...})."""
         body = _drop_none({"metadata": metadata or {}, "thread_id": thread_id})
         return cast(Thread, await self._http.call("POST", "/threads", body))
@@ -157,7 +157,7 @@ class ThreadsClient:
     async def get(self, thread_id: str) -> Thread:
         return cast(Thread, await self._http.call("GET", f"/threads/{_p(thread_id)}"))
 
-    async def search(self, metadata: dict[str, Any] | None = None, status: ThreadStatus | None = None,
+    async def search(self, metadata: Mapping[str, object] | None = None, status: ThreadStatus | None = None,
                      limit: int = 10, offset: int = 0, sort_by: str | None = "updated_at",
                      sort_order: str | None = "desc") -> list[Thread]:
         """POST /threads/search: the threads whose metadata contains `metadata`, one page (newest first)."""
@@ -245,7 +245,7 @@ class ThreadsClient:
                            "namespaces": [list(n) for n in namespaces] if namespaces is not None else None})
         return self._http.sse("POST", f"/threads/{_p(thread_id)}/stream/events", body)
 
-    async def command(self, thread_id: str, method: str, params: dict[str, Any], command_id: int = 1) -> Any:
+    async def command(self, thread_id: str, method: str, params: Mapping[str, object], command_id: int = 1) -> Any:
         """POST /threads/{id}/commands: one protocol command (`run.start`, `input.respond`, ...).
 
         Returns the server's answer `{type: "success", id, result}`; an answer of type `error` raises
@@ -273,7 +273,7 @@ class RunsClient:
         checkpoint_id: str | None = None,
         checkpoint: Mapping[str, Any] | None = None,
         stream_subgraphs: bool = False,
-        metadata: dict[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
         multitask_strategy: MultitaskStrategy | None = None,
         stream_resumable: bool = False,
         on_disconnect: DisconnectMode | None = None,
@@ -344,7 +344,8 @@ class AssistantsClient:
         self._http = http
 
     async def search(
-        self, graph_id: str | None = None, metadata: dict[str, Any] | None = None, limit: int = 10, offset: int = 0
+        self, graph_id: str | None = None, metadata: Mapping[str, object] | None = None, limit: int = 10,
+        offset: int = 0,
     ) -> list[Assistant]:
         body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
         return cast(list[Assistant], await self._http.call("POST", "/assistants/search", body))
@@ -435,7 +436,7 @@ class AgentServerClient:
         return True
 
     def resume(
-        self, thread_id: str, assistant_id: str, answers: dict[str, Any], **kwargs: Any
+        self, thread_id: str, assistant_id: str, answers: Mapping[str, object], **kwargs: Any
     ) -> AsyncIterator[StreamPart]:
         """Answer pending interrupts by id (`{interrupt_id: value}`) and stream the continued run.
 

@@ -81,7 +81,7 @@ class CallBoard:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
-    def settle(self, messages: list[object], outcomes: dict[str, Any] | None = None) -> None:
+    def settle(self, messages: list[object], outcomes: Mapping[str, object] | None = None) -> None:
         """A tool message in the state is the server's word on how a call ended (shown once); for a call
         of unknown outcome, `outcomes` (the state's `call_outcomes`) is, once it is reconciled."""
         for message in messages:

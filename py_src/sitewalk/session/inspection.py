@@ -4,6 +4,7 @@ package (see its docstring)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from sitewalk_shared.contracts.headless_wire import Envelope
@@ -37,7 +38,7 @@ class InspectionSession:
         self.cancellation = Cancellation()
         self.parts: ThreadParts | None = None  # built once the thread exists
 
-    async def start(self, inspection_id: str, note: str = "", metadata: dict[str, Any] | None = None) -> None:
+    async def start(self, inspection_id: str, note: str = "", metadata: Mapping[str, object] | None = None) -> None:
         """A new thread for the inspection (its metadata: the inspection id, and `metadata`, e.g. the
         device id the list of inspections is found by), and its first run (with this device's tool manifest)."""
         thread = await self.client.threads.create(metadata={**(metadata or {}), "inspection_id": inspection_id})

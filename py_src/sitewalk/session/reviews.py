@@ -106,7 +106,7 @@ def approve(review: PendingReview) -> dict[str, Any]:
     return {"type": "approve", **_named(review)}
 
 
-def edit(review: PendingReview, args: dict[str, Any]) -> dict[str, Any]:
+def edit(review: PendingReview, args: Mapping[str, object]) -> dict[str, Any]:
     """Revision n+1: these args run in place of the reviewed ones (the decision names revision n)."""
     return {"type": "edit", **_named(review), "edited_action": {"name": review.name, "args": dict(args)}}
 
@@ -261,7 +261,7 @@ class Reviews:
         for call_id, name in calls.items():
             self.view.tool_call(call_id, name, OUTCOME_UNKNOWN, "no answer came; checking the thread before any retry")
 
-    def _settle(self, state: dict[str, Any]) -> None:
+    def _settle(self, state: Mapping[str, object]) -> None:
         for call_id, status in reconcile(self.unknown, state).items():
             if status != OUTCOME_UNKNOWN:
                 self.view.tool_call(call_id, self.unknown.pop(call_id), str(status))
