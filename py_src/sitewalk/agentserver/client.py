@@ -209,7 +209,7 @@ class ThreadsClient:
         values: object,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
-        checkpoint: Mapping[str, Any] | None = None,
+        checkpoint: Mapping[str, object] | None = None,
     ) -> ThreadUpdateStateResponse:
         """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}.
 
@@ -271,7 +271,7 @@ class RunsClient:
         command: Command | None = None,
         stream_mode: Sequence[StreamMode] | StreamMode = DEFAULT_STREAM_MODE,
         checkpoint_id: str | None = None,
-        checkpoint: Mapping[str, Any] | None = None,
+        checkpoint: Mapping[str, object] | None = None,
         stream_subgraphs: bool = False,
         metadata: Mapping[str, object] | None = None,
         multitask_strategy: MultitaskStrategy | None = None,

@@ -176,7 +176,7 @@ class AuditLog:
             entry["source"] = result["source"]
         return entry
 
-    async def sent(self, thread_id: str, envelope: Mapping[str, Any]) -> dict[str, Any]:
+    async def sent(self, thread_id: str, envelope: Mapping[str, object]) -> dict[str, Any]:
         entry = self.entry(thread_id, envelope, self._clock())
         await self.store.set(self.key(thread_id, str(entry["tool_call_id"] or "")), json.dumps(entry))
         return entry

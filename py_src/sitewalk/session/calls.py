@@ -77,7 +77,7 @@ class CallBoard:
         call.walk(route)
         return True
 
-    def ended(self, call_id: str, name: str, envelope: Mapping[str, Any]) -> None:
+    def ended(self, call_id: str, name: str, envelope: Mapping[str, object]) -> None:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 

@@ -46,7 +46,7 @@ class PendingQuestion:
         return asdict(self)
 
 
-def pending_questions(state: Mapping[str, Any]) -> list[PendingQuestion]:
+def pending_questions(state: Mapping[str, object]) -> list[PendingQuestion]:
     """The questions a thread state waits on, in the server's order."""
     found = []
     for interrupt in pending_interrupts(dict(state)):

@@ -70,7 +70,7 @@ class PendingReview:
     refusal: dict[str, Any] | None = None  # the server refused the last answer: {code, field, message}
 
     @classmethod
-    def of(cls, interrupt: Mapping[str, Any]) -> PendingReview | None:
+    def of(cls, interrupt: Mapping[str, object]) -> PendingReview | None:
         value = interrupt.get("value")
         if not isinstance(value, dict) or value.get("type") != REVIEW_TYPE:
             return None
@@ -84,7 +84,7 @@ class PendingReview:
         return asdict(self)
 
 
-def _refusal_shown(refusal: Mapping[str, Any]) -> dict[str, Any]:
+def _refusal_shown(refusal: Mapping[str, object]) -> dict[str, Any]:
     """The server's refusal as a card shows it: a code, the field (or None) and the reason."""
     field = refusal.get("field")
     return {"code": str(refusal.get("code") or "invalid_decision"), "field": str(field) if field else None,
@@ -115,13 +115,13 @@ def reject(review: PendingReview, reason: str) -> dict[str, Any]:
     return {"type": "reject", **_named(review), "message": reason.strip() or "rejected by the reviewer"}
 
 
-def pending_reviews(state: Mapping[str, Any]) -> list[PendingReview]:
+def pending_reviews(state: Mapping[str, object]) -> list[PendingReview]:
     """The reviews a thread state waits on, in the server's order."""
     found = (PendingReview.of(i) for i in pending_interrupts(dict(state)))
     return [r for r in found if r is not None]
 
 
-def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, Any]
+def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, object]
                     ) -> tuple[dict[str, dict[str, Any]], list[Refused]]:
     """Split `{interrupt_id: decision}` into what may be sent and what is refused, against `state`."""
     pending = {r.interrupt_id: r for r in pending_reviews(state)}

@@ -152,7 +152,7 @@ def _subgraphs(tasks: object) -> tuple[str, ...]:
     return tuple(sorted(ns for ns in found if ns))
 
 
-def decision_of(message: Mapping[str, Any]) -> str:
+def decision_of(message: Mapping[str, object]) -> str:
     """The review decision a tool message shows: LangChain marks a rejection (`lc_data.decision`) and prefixes
     the result of an edited call with a note; any other answer ran as the model asked (approved)."""
     marked = _map(_map(message.get("additional_kwargs")).get("lc_data")).get("decision")
@@ -242,7 +242,7 @@ def _interrupts(entry: Mapping[str, Any]) -> tuple[Interruption, ...]:
     return tuple(found.values())
 
 
-def _interruption(item: Mapping[str, Any]) -> Interruption:
+def _interruption(item: Mapping[str, object]) -> Interruption:
     value = _map(item.get("value"))
     kind = str(value.get("type") or "other")
     call = _map(value.get("tool_call") or value.get("toolCall"))

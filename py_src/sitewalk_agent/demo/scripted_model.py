@@ -682,7 +682,7 @@ class ScriptedInspectionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "sitewalk-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: object) -> Any:
+    def bind_tools(self, tools: Sequence[object], **kwargs: object) -> Any:
         # The script knows its tools; accept and ignore the schemas. Pacing (fragment_delay, set by
         # the graph's model settings) is bound like any model setting.
         delay = kwargs.get("fragment_delay")

@@ -52,7 +52,7 @@ def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]
     return user_namespace(owner, *NAMESPACE, safe)
 
 
-def record_hash(record: Mapping[str, Any]) -> str:
+def record_hash(record: Mapping[str, object]) -> str:
     """The hash of a record: every field but `hash` itself, `prev_hash` included."""
     return sha256_of({k: v for k, v in record.items() if k != "hash"})
 
@@ -84,7 +84,7 @@ def _key_seq(key: str) -> int:
     return int(head) if head.isdigit() else -1
 
 
-def _check_record(key: str, record: Mapping[str, Any], seq: int, prev: str) -> ChainProblem | None:
+def _check_record(key: str, record: Mapping[str, object], seq: int, prev: str) -> ChainProblem | None:
     if not isinstance(record, Mapping):
         return ChainProblem(key, "not a record (not a JSON object)")
     found = record.get("seq")
