@@ -110,7 +110,7 @@ class AuditTrail:
 
 
 def _row(record: dict[str, Any]) -> dict[str, str]:
-    reviewer: dict[str, Any] = record["reviewer"] if isinstance(record.get("reviewer"), dict) else {}
+    reviewer: dict[str, object] = record["reviewer"] if isinstance(record.get("reviewer"), dict) else {}
     who = str(reviewer.get("display_name") or reviewer.get("identity") or "—")
     if reviewer and not reviewer.get("authenticated"):
         who += " (unauthenticated)"

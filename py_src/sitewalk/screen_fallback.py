@@ -41,7 +41,7 @@ def patched_for_fallback(base: Mapping[str, object] | None, patch_text: str) -> 
     """
     import jsonpatch  # local: only a failed inline screen needs it
 
-    doc: Any = copy.deepcopy(base) if isinstance(base, dict) else {"root": "", "elements": {}}
+    doc: object = copy.deepcopy(base) if isinstance(base, dict) else {"root": "", "elements": {}}
     for line in patch_text.splitlines():
         try:
             doc = jsonpatch.apply_patch(doc, [json.loads(line)])

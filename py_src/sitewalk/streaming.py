@@ -78,7 +78,7 @@ class RunAssembler:
         if not str(chunk.get("type", "")).startswith("AI"):
             return []
         message_id = str(chunk.get("id") or "")
-        changed: list[Any] = []
+        changed: list[object] = []
         text = _text_of(chunk.get("content"))
         if text:
             entry = self.texts.setdefault(message_id, MessageText(message_id))
@@ -106,7 +106,7 @@ class RunAssembler:
         message_id = str(message.get("id") or "")
         if message_id in self.texts or any(key[1] == message_id for key in self.calls):
             return []
-        changed: list[Any] = []
+        changed: list[object] = []
         text = _text_of(message.get("content"))
         if text:
             entry = self.texts.setdefault(message_id, MessageText(message_id))
@@ -121,7 +121,7 @@ class RunAssembler:
 
     def finish_message(self, message_id: str | None = None) -> list[Any]:
         """End one message (or, with None, every message still open): its texts and calls that completed."""
-        done: list[Any] = []
+        done: list[object] = []
         for entry in self.texts.values():
             if not entry.done and (message_id is None or entry.id == message_id):
                 entry.done = True

@@ -62,7 +62,7 @@ def authorize(ui_spec: dict[str, Any] | None, request: object) -> str | None:
     if not isinstance(request, dict) or request.get("type") != "ui_action":
         return "not a ui_action request"
     identity = (ui_spec or {}).get("identity") or {}
-    asked: dict[str, Any] = request["identity"] if isinstance(request.get("identity"), dict) else {}
+    asked: dict[str, object] = request["identity"] if isinstance(request.get("identity"), dict) else {}
     if not identity.get("tool_call_id") or asked.get("tool_call_id") != identity.get("tool_call_id"):
         return "the action is for a screen that is not the current one"
     expected = expected_actions(ui_spec).get(str(request.get("element_id") or ""))

@@ -37,7 +37,7 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
     spec, issues = applied
     if issues:
         found = [issue.to_dict() for issue in issues]
-        update: dict[str, Any] = {"ui_issues": found}
+        update: dict[str, object] = {"ui_issues": found}
         if _refusals_in_a_row(history) < MAX_REPAIRS:
             update["messages"] = [_refusal(found)]
         return update

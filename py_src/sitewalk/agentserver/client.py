@@ -180,7 +180,7 @@ class ThreadsClient:
 
         `checkpoint_ns` names a subgraph's own history (one compiled with `checkpointer=True`), e.g.
         `node` (without the task id); "" is the graph's own."""
-        body: dict[str, Any] = {"limit": limit}
+        body: dict[str, object] = {"limit": limit}
         if before:
             # The flat {"before": id} form answers 500; the server wants a config.
             body["before"] = {"configurable": {"checkpoint_id": before}}
@@ -215,7 +215,7 @@ class ThreadsClient:
 
         `checkpoint` (a whole checkpoint object, with `checkpoint_ns` and `checkpoint_map`) writes into a
         subgraph's own history; `checkpoint_id` alone names one of the graph's own checkpoints."""
-        body: dict[str, Any] = {"values": values}
+        body: dict[str, object] = {"values": values}
         if as_node is not None:
             body["as_node"] = as_node
         if checkpoint is not None:
@@ -289,7 +289,7 @@ class RunsClient:
         client disconnects, so `join_stream(..., last_event_id=...)` can pick it up again.
         """
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "assistant_id": assistant_id,
             "input": input,
             "stream_mode": modes,

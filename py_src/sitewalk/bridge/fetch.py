@@ -31,7 +31,7 @@ class BrowserTransport:
     @staticmethod
     def _init(method: str, json: object, headers: dict[str, str] | None, accept: str, signal: object = None) -> Any:
         hdrs = {"Accept": accept}
-        init: dict[str, Any] = {"method": method}
+        init: dict[str, object] = {"method": method}
         if json is not None:
             hdrs["Content-Type"] = "application/json"
             init["body"] = _json.dumps(json)

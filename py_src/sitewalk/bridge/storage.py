@@ -99,7 +99,7 @@ def _dom_error(target: object) -> str:
 
 def _settle_with(target: object, events: dict[str, Callable[[Any], Any]]) -> None:
     """Attach one-shot handlers (on<event> properties); every proxy is destroyed when one fires."""
-    proxies: list[Any] = []
+    proxies: list[object] = []
 
     def wrap(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
         def call(event: object) -> None:

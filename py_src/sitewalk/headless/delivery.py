@@ -80,7 +80,7 @@ def mismatch_of(envelope: object, found_by: str = "client") -> ContractMismatch 
     if not isinstance(error, dict) or error.get("code") != ErrorCode.contract_mismatch.value:
         return None
     raw_detail = error.get("detail")
-    detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
+    detail: dict[str, object] = raw_detail if isinstance(raw_detail, dict) else {}
     return ContractMismatch(
         tool=str(envelope.get("tool") or ""), tool_call_id=str(envelope.get("tool_call_id") or ""),
         server_digest=str(detail.get("server_digest") or "?"), client_digest=str(detail.get("client_digest") or "?"),
@@ -168,7 +168,7 @@ class AuditLog:
     def entry(thread_id: str, envelope: Mapping[str, Any], at: str) -> dict[str, Any]:
         ok = envelope.get("ok") is True
         raw_result = envelope.get("result")
-        result: dict[str, Any] = raw_result if ok and isinstance(raw_result, dict) else {}
+        result: dict[str, object] = raw_result if ok and isinstance(raw_result, dict) else {}
         entry = {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
                  "ok": ok, "fields": sorted(result) if ok else ["error"],
                  "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}

@@ -355,7 +355,7 @@ class PartialJsonParser:
     def _punct(self, char: str, where: int, completed: list) -> None:
         frame = self._stack[-1] if self._stack else None
         if char in "{[":
-            container: Any = {} if char == "{" else []
+            container: object = {} if char == "{" else []
             path = self._attach(container, where)
             if self.defer_depth is not None and len(path) >= self.defer_depth:
                 owner = frame.container if frame is not None else None

@@ -70,7 +70,7 @@ def renderable(partial: object, complete: Collection[str],
     root, elements = partial.get("root"), partial["elements"]
     if not isinstance(root, str) or root not in complete or not check(root, elements.get(root)):
         return None
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     ok: dict[str, bool] = {}
 
     def usable(key: object) -> bool:

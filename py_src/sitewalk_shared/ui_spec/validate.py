@@ -50,7 +50,7 @@ def validate_spec(spec: object) -> list[Issue]:
     """Every issue of `spec` ({root, elements}); empty means valid."""
     if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
         return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'", _SHAPE_REPAIR)]
-    elements: dict[str, Any] = spec["elements"]
+    elements: dict[str, object] = spec["elements"]
     issues: list[Issue] = []
     extra = sorted(map(str, set(spec) - _SPEC_KEYS))
     if extra:
