@@ -48,7 +48,7 @@ class HeadMismatch:
         return "the head the thread's checkpoints committed is unreadable: the trail cannot be compared with it"
 
 
-def _seq(value: Any) -> int | None:
+def _seq(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -110,7 +110,7 @@ class AuditTrail:
 
 
 def _row(record: dict[str, Any]) -> dict[str, str]:
-    reviewer: dict[str, Any] = record["reviewer"] if isinstance(record.get("reviewer"), dict) else {}
+    reviewer: dict[str, object] = record["reviewer"] if isinstance(record.get("reviewer"), dict) else {}
     who = str(reviewer.get("display_name") or reviewer.get("identity") or "—")
     if reviewer and not reviewer.get("authenticated"):
         who += " (unauthenticated)"

@@ -72,7 +72,7 @@ _WAITS_ON = {"tool_approval": "your review", "question": "your answer", "ui_acti
              "tool": "this device"}
 
 
-def waiting_for(interrupt_values: Iterable[Any]) -> InspectionStatus:
+def waiting_for(interrupt_values: Iterable[object]) -> InspectionStatus:
     """The words for a thread waiting on these interrupts' values (reviews counted)."""
     counts: dict[str, int] = {}
     for value in interrupt_values:
@@ -108,7 +108,7 @@ def failure_reason(state: Mapping[str, Any]) -> str | None:
     return None
 
 
-def status_of_state(state: Mapping[str, Any], *, thread_status: str | None = None,
+def status_of_state(state: Mapping[str, object], *, thread_status: str | None = None,
                     run_active: bool = False) -> InspectionStatus:
     """From a thread's state (`GET /threads/{id}/state`), with the thread's status when known."""
     pending = pending_interrupts(dict(state))
@@ -124,19 +124,19 @@ def status_of_state(state: Mapping[str, Any], *, thread_status: str | None = Non
     return DONE
 
 
-def needs_state(thread: Mapping[str, Any]) -> bool:
+def needs_state(thread: Mapping[str, object]) -> bool:
     """Whether a thread as the search lists it says too little: a failed one (its reason is in the state),
     or one that waits without its interrupts listed (Aegra lists no interrupts)."""
     status = thread.get("status")
     return status == "error" or (status == "interrupted" and not _listed_interrupts(thread))
 
 
-def needs_newest_run(thread: Mapping[str, Any]) -> bool:
+def needs_newest_run(thread: Mapping[str, object]) -> bool:
     """Whether the thread's newest run tells more: a thread at rest is done, unless that run was cancelled."""
     return thread.get("status") == "idle"
 
 
-def status_of_thread(thread: Mapping[str, Any], newest_run: Mapping[str, Any] | None = None) -> InspectionStatus:
+def status_of_thread(thread: Mapping[str, object], newest_run: Mapping[str, object] | None = None) -> InspectionStatus:
     """From a thread as the search lists it (its status, and its interrupts when the server lists them),
     and its newest run when read (`needs_newest_run`). For a thread that `needs_state`, read the state and
     use `status_of_state`; this says what it can."""
@@ -155,7 +155,7 @@ def status_of_thread(thread: Mapping[str, Any], newest_run: Mapping[str, Any] | 
     return DONE
 
 
-def _listed_interrupts(thread: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _listed_interrupts(thread: Mapping[str, object]) -> list[Mapping[str, Any]]:
     """The interrupts the listing gives (`{task_id: [interrupt, ...]}`), flattened, deduplicated by id."""
     found: dict[str, Mapping[str, Any]] = {}
     listed = thread.get("interrupts")

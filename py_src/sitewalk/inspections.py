@@ -12,6 +12,7 @@ its newest run (one small read: was it cancelled?).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +76,7 @@ class InspectionList:
         self.entries.extend(added)
         return added
 
-    async def _state(self, thread: dict[str, Any]) -> dict[str, Any] | None:
+    async def _state(self, thread: Mapping[str, object]) -> dict[str, Any] | None:
         """The thread's state when the listing says too little (None: the listing is enough)."""
         if not needs_state(thread):
             return None
@@ -86,7 +87,7 @@ class InspectionList:
         except AgentServerError:
             return None  # this one is listed as far as the search tells; the others are not held up
 
-    async def _newest_run(self, thread: dict[str, Any]) -> dict[str, Any] | None:
+    async def _newest_run(self, thread: Mapping[str, object]) -> dict[str, Any] | None:
         """The thread's newest run when it tells whether the thread is done or cancelled (None: not read)."""
         if not needs_newest_run(thread):
             return None

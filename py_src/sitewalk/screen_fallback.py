@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["MAX_LINES", "fallback_lines", "patched_for_fallback"]
@@ -33,14 +34,14 @@ def fallback_lines(spec: Any) -> list[str]:
     return [line for line in lines if line][:MAX_LINES]
 
 
-def patched_for_fallback(base: dict[str, Any] | None, patch_text: str) -> dict[str, Any]:
+def patched_for_fallback(base: Mapping[str, object] | None, patch_text: str) -> dict[str, Any]:
     """The spec inline patch lines were writing, applied leniently (a line that fails is skipped).
 
     The strict application stops at the first bad line; the fallback wants all the words sent.
     """
     import jsonpatch  # local: only a failed inline screen needs it
 
-    doc: Any = copy.deepcopy(base) if isinstance(base, dict) else {"root": "", "elements": {}}
+    doc: object = copy.deepcopy(base) if isinstance(base, dict) else {"root": "", "elements": {}}
     for line in patch_text.splitlines():
         try:
             doc = jsonpatch.apply_patch(doc, [json.loads(line)])
@@ -50,7 +51,7 @@ def patched_for_fallback(base: dict[str, Any] | None, patch_text: str) -> dict[s
     return doc if isinstance(doc, dict) else {}
 
 
-def _walk(elements: dict[str, Any], key: Any, order: list[str], seen: set[str]) -> None:
+def _walk(elements: Mapping[str, object], key: object, order: list[str], seen: set[str]) -> None:
     if not isinstance(key, str) or key in seen or key not in elements:
         return
     seen.add(key)
@@ -61,7 +62,7 @@ def _walk(elements: dict[str, Any], key: Any, order: list[str], seen: set[str]) 
         _walk(elements, child, order, seen)
 
 
-def _line(element: Any) -> str:
+def _line(element: object) -> str:
     if not isinstance(element, dict):
         return ""
     props = element.get("props")
@@ -73,7 +74,7 @@ def _line(element: Any) -> str:
     return line[:MAX_LINE_CHARS]
 
 
-def _words(value: Any) -> list[str]:
+def _words(value: object) -> list[str]:
     """The text in a prop: a string, a number, or the strings (or item labels) of a list."""
     if isinstance(value, str):
         return [value.strip()] if value.strip() else []

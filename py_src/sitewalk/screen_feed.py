@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from sitewalk_shared.ui_spec.inline import InlineSplitter
@@ -36,7 +36,7 @@ class ScreenView(Protocol):
     def agent_text(self, message_id: str, text: str) -> None:
         """The prose of one agent message so far (patch lines taken out)."""
 
-    def screen(self, spec: dict[str, Any]) -> None:
+    def screen(self, spec: Mapping[str, object]) -> None:
         """The screen to render now (a validated spec, or a streaming one's good part)."""
 
     def screen_issues(self, issues: list[Issue], fallback: list[str]) -> None:
@@ -98,7 +98,7 @@ class ScreenFeed:
         else:
             self._push_soon()
 
-    def server_spec(self, ui_spec: Any) -> None:
+    def server_spec(self, ui_spec: object) -> None:
         """The server's stored screen (validated there)."""
         if not isinstance(ui_spec, dict):
             return
@@ -130,7 +130,7 @@ class ScreenFeed:
         index = self._message_order.setdefault(message_id, len(self._message_order))
         return SpecCandidate(index, call_index, tool_name, tool_call_id, 0, message_id=message_id)
 
-    def _finish(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None,
+    def _finish(self, candidate: SpecCandidate, spec: Mapping[str, object] | None = None,
                 failed: Callable[[], Any] | None = None) -> list[Issue]:
         """Judge a spec's final form once; invalid leaves the last good screen and shows the issues,
         with the failed spec's text (`spec`, or what `failed()` rebuilds of a stream's spec)."""
@@ -200,7 +200,7 @@ class _MessageProse:
         return "".join(patch)
 
 
-def _same_screen(a: Any, b: Any) -> bool:
+def _same_screen(a: object, b: object) -> bool:
     """The same spec once both have their defaults (children, props) filled in."""
     try:
         return Spec.model_validate(a).model_dump(mode="json") == Spec.model_validate(b).model_dump(mode="json")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from sitewalk_shared.errors import SitewalkError
 
@@ -71,7 +70,7 @@ def check_token(text: str) -> str:
     return token
 
 
-def _identity_of(answer: Any) -> Identity:
+def _identity_of(answer: object) -> Identity:
     """The whoami graph's answer as an Identity; SignInUnavailable when it names nobody signed in."""
     if not isinstance(answer, dict) or not isinstance(answer.get("identity"), str):
         raise SignInUnavailable("The agent server did not say who you are (is its `whoami` graph served?).")

@@ -68,7 +68,7 @@ class RunAssembler:
         self.calls: dict[tuple[str, str, int], ToolCallProgress] = {}
         self.texts: dict[str, MessageText] = {}
 
-    def feed(self, data: Any, namespace: str = "") -> list[Any]:
+    def feed(self, data: object, namespace: str = "") -> list[Any]:
         """Feed one messages-tuple payload ([chunk, metadata]); return what changed."""
         chunk = data[0] if isinstance(data, (list, tuple)) and data else data
         if not isinstance(chunk, dict):
@@ -78,7 +78,7 @@ class RunAssembler:
         if not str(chunk.get("type", "")).startswith("AI"):
             return []
         message_id = str(chunk.get("id") or "")
-        changed: list[Any] = []
+        changed: list[object] = []
         text = _text_of(chunk.get("content"))
         if text:
             entry = self.texts.setdefault(message_id, MessageText(message_id))
@@ -106,7 +106,7 @@ class RunAssembler:
         message_id = str(message.get("id") or "")
         if message_id in self.texts or any(key[1] == message_id for key in self.calls):
             return []
-        changed: list[Any] = []
+        changed: list[object] = []
         text = _text_of(message.get("content"))
         if text:
             entry = self.texts.setdefault(message_id, MessageText(message_id))
@@ -121,7 +121,7 @@ class RunAssembler:
 
     def finish_message(self, message_id: str | None = None) -> list[Any]:
         """End one message (or, with None, every message still open): its texts and calls that completed."""
-        done: list[Any] = []
+        done: list[object] = []
         for entry in self.texts.values():
             if not entry.done and (message_id is None or entry.id == message_id):
                 entry.done = True
@@ -136,7 +136,7 @@ class RunAssembler:
         return next((c for c in self.calls.values() if c.id == tool_call_id), None)
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.config import get_config
@@ -62,12 +63,12 @@ def expected_actions(ui_spec: dict[str, Any] | None) -> dict[str, dict[str, str]
     return out
 
 
-def authorize(ui_spec: dict[str, Any] | None, request: Any) -> str | None:
+def authorize(ui_spec: dict[str, Any] | None, request: object) -> str | None:
     """None when the request is allowed by the state; otherwise why not (one sentence)."""
     if not isinstance(request, dict) or request.get("type") != "ui_action":
         return "not a ui_action request"
     identity = (ui_spec or {}).get("identity") or {}
-    asked: dict[str, Any] = request["identity"] if isinstance(request.get("identity"), dict) else {}
+    asked: dict[str, object] = request["identity"] if isinstance(request.get("identity"), dict) else {}
     if not identity.get("tool_call_id") or asked.get("tool_call_id") != identity.get("tool_call_id"):
         return "the action is for a screen that is not the current one"
     expected = expected_actions(ui_spec).get(str(request.get("element_id") or ""))
@@ -112,7 +113,7 @@ class ActionLedger:
             return
         await self._store.aput(self._namespace, key, record)
 
-    async def mirror(self, order: dict[str, Any], inspection_id: str | None) -> None:
+    async def mirror(self, order: Mapping[str, object], inspection_id: str | None) -> None:
         """The order's key, id and status where the browser can read them (`order_mirror`)."""
         try:
             config = get_config()
@@ -128,7 +129,7 @@ def action_request(ui_spec: dict[str, Any] | None) -> dict[str, Any]:
             "actions": [{"element_id": key, **value} for key, value in expected_actions(spec).items()]}
 
 
-def unwrap_press(resume: Any) -> Any:
+def unwrap_press(resume: object) -> Any:
     """The press from a resume value: bare, or keyed by interrupt id as the SDK sends it."""
     if isinstance(resume, dict) and resume.get("type") != "ui_action" and len(resume) == 1:
         return next(iter(resume.values()))
@@ -138,7 +139,7 @@ def unwrap_press(resume: Any) -> Any:
 Answer = tuple[dict[str, Any], str]
 
 
-def _asked(request: Any) -> dict[str, Any]:
+def _asked(request: object) -> dict[str, Any]:
     """What a press asked, as kept in the state: strings of at most MAX_KEY characters (a forged press
     may send anything), None for any other type."""
     press = request if isinstance(request, dict) else {}

@@ -140,7 +140,7 @@ async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
         raise _forbidden(f"assistants.{ctx.action}")
 
 
-def _store_namespace(value: Any) -> tuple[str, ...]:
+def _store_namespace(value: object) -> tuple[str, ...]:
     """The namespace a store request names: `namespace`, or for a search on Aegra `namespace_prefix`
     (langgraph dev passes a search's prefix as `namespace`)."""
     if not isinstance(value, dict):

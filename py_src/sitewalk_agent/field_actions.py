@@ -30,7 +30,7 @@ import asyncio
 import hashlib
 import json
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -82,7 +82,7 @@ def _done(call: dict[str, Any], result: dict[str, Any]) -> ToolMessage:
     return tool_message(call, envelope.model_dump(mode="json"), True)
 
 
-def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolMessage:
+def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: object) -> ToolMessage:
     return tool_message(call, failure(call, code, message, **detail).model_dump(mode="json"), False)
 
 
@@ -107,7 +107,7 @@ def _place(config: Any) -> dict[str, str | None]:
     return {"thread_id": configurable.get("thread_id"), "checkpoint_id": checkpoint}
 
 
-def _order_result(order: dict[str, Any], created: bool, inspection_id: str) -> dict[str, Any]:
+def _order_result(order: Mapping[str, object], created: bool, inspection_id: str) -> dict[str, Any]:
     return {"work_order": order["id"], "key": order["key"], "created": created, "replayed": not created,
             "status": order["status"], "subject": order["subject"], "priority": order.get("priority"),
             "inspection_id": inspection_id}

@@ -1,7 +1,8 @@
 """Headless tools as ordinary LangChain tools: the server owns the contract, the browser runs the body.
 
 `headless_tool(contract)` is a `StructuredTool` whose body checks the call and then interrupts
-with the shape of the official SDK and the source article:
+with the shape of the official SDK and the source article (built by
+`sitewalk_shared.contracts.headless_wire`, whose definitions the browser reads it with):
 
     {"type": "tool", "tool_call": {"id", "name", "args"}, "contract": {"protocol", "digest"}}
 
@@ -20,6 +21,7 @@ pending at once and one resume command answers both.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from langchain.tools import ToolRuntime
@@ -31,6 +33,7 @@ from pydantic import ValidationError
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.ledger import OutcomeLedger
 from sitewalk_shared.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
+from sitewalk_shared.contracts.headless_wire import ContractStamp, answer_in, headless_interrupt
 from sitewalk_shared.contracts.tools import BROWSER_TOOL_CONTRACTS, PROTOCOL_VERSION, ToolContract
 
 __all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
@@ -39,7 +42,8 @@ MAX_MESSAGE = 2000
 MAX_DETAIL = 4000  # characters of a failure's detail, as JSON, kept from the browser's answer
 
 
-def tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool, answered_by: str = "server") -> ToolMessage:
+def tool_message(call: Mapping[str, object], content: Mapping[str, object], ok: bool,
+                 answered_by: str = "server") -> ToolMessage:
     """The tool's result for the model. `artifact.answered_by`: server | browser | ledger (a replay)."""
     return ToolMessage(
         content=json.dumps(content, ensure_ascii=False, separators=(",", ":")),
@@ -51,12 +55,12 @@ def tool_message(call: dict[str, Any], content: dict[str, Any], ok: bool, answer
     )
 
 
-def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: Any) -> ToolFailure:
+def failure(call: dict[str, Any], code: ErrorCode, message: str, **detail: object) -> ToolFailure:
     return ToolFailure(tool=call["name"], tool_call_id=call["id"],
                        error=ToolError(code=code, message=message[:MAX_MESSAGE], detail=detail))
 
 
-def _refused(call: dict[str, Any], outcome: ToolFailure) -> ToolMessage:
+def _refused(call: Mapping[str, object], outcome: ToolFailure) -> ToolMessage:
     return tool_message(call, outcome.model_dump(mode="json"), False)
 
 
@@ -74,11 +78,10 @@ def _precheck(contract: ToolContract, call: dict[str, Any], state: dict[str, Any
     return args
 
 
-def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: Any) -> ToolSuccess | ToolFailure:
+def _checked_answer(contract: ToolContract, call: dict[str, Any], resume: object) -> ToolSuccess | ToolFailure:
     """The browser's (or the SDK's) answer as a typed envelope, its result checked by the contract."""
     tool_call_id = call["id"]
-    # The official SDK resumes with {tool_call_id: value}; accept a bare value too.
-    value = resume[tool_call_id] if isinstance(resume, dict) and tool_call_id in resume else resume
+    value = answer_in(resume, tool_call_id)  # the SDK's {tool_call_id: value}, or a bare value
     outcome = parse_result(value, tool=contract.name, tool_call_id=tool_call_id)
     if outcome.tool_call_id != tool_call_id:
         return failure(call, ErrorCode.serialization_failed, f"the answer is for tool call {outcome.tool_call_id!r}")
@@ -114,11 +117,8 @@ async def run_headless_call(contract: ToolContract, call: dict[str, Any], state:
     if recorded is not None:  # a replay: the browser already answered this call
         envelope = recorded["envelope"]
         return tool_message(call, envelope, bool(envelope.get("ok")), answered_by="ledger")
-    resume = interrupt({
-        "type": "tool",
-        "tool_call": {"id": call["id"], "name": contract.name, "args": checked},
-        "contract": {"protocol": PROTOCOL_VERSION, "digest": contract.digest},
-    })
+    resume = interrupt(headless_interrupt(call["id"], contract.name, checked,
+                                          ContractStamp(protocol=PROTOCOL_VERSION, digest=contract.digest)))
     outcome = _checked_answer(contract, call, resume)
     envelope = outcome.model_dump(mode="json")
     await ledger.put(call["id"], envelope)
@@ -128,7 +128,7 @@ async def run_headless_call(contract: ToolContract, call: dict[str, Any], state:
 def headless_tool(contract: ToolContract) -> BaseTool:
     """A LangChain tool for `contract` whose body runs in the browser (see the module docstring)."""
 
-    async def body(runtime: ToolRuntime, **args: Any) -> ToolMessage | Command:
+    async def body(runtime: ToolRuntime, **args: object) -> ToolMessage | Command:
         call = {"id": str(runtime.tool_call_id), "name": contract.name, "args": args}
         thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
         state = runtime.state if isinstance(runtime.state, dict) else {}

@@ -37,7 +37,7 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
     spec, issues = applied
     if issues:
         found = [issue.to_dict() for issue in issues]
-        update: dict[str, Any] = {"ui_issues": found}
+        update: dict[str, object] = {"ui_issues": found}
         if _refusals_in_a_row(history) < MAX_REPAIRS:
             update["messages"] = [_refusal(found)]
         return update
@@ -46,7 +46,7 @@ def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
     return {"ui_spec": ui_spec, "ui_issues": []}
 
 
-def is_refusal(message: Any) -> bool:
+def is_refusal(message: object) -> bool:
     return isinstance(message, HumanMessage) and message.name == REFUSAL_NAME
 
 

@@ -11,6 +11,7 @@ store (in-process tests) the ledger is a no-op.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["OutcomeLedger"]
@@ -31,7 +32,7 @@ class OutcomeLedger:
         item = await self._store.aget(self._namespace, tool_call_id)
         return dict(item.value) if item is not None else None
 
-    async def put(self, tool_call_id: str, envelope: dict[str, Any], interrupt_id: str | None = None) -> None:
+    async def put(self, tool_call_id: str, envelope: Mapping[str, object], interrupt_id: str | None = None) -> None:
         if self._store is None:
             return
         await self._store.aput(self._namespace, tool_call_id, {"envelope": envelope, "interrupt_id": interrupt_id})

@@ -8,6 +8,7 @@ The ticket system has the order whatever happens here, so a failed write is logg
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from sitewalk_agent.audit.context import owner_of
@@ -16,7 +17,7 @@ from sitewalk_shared.contracts.workorders import mirror_of, work_orders_namespac
 __all__ = ["mirror_order"]
 
 
-async def mirror_order(store: Any, config: Any, order: dict[str, Any], inspection_id: str | None) -> None:
+async def mirror_order(store: Any, config: Any, order: Mapping[str, object], inspection_id: str | None) -> None:
     """Write the order's public fields under its business key (nothing without a store)."""
     if store is None:
         return

@@ -46,7 +46,7 @@ DEFAULT_TIMEOUT_MS = 5000
 NOTE_TITLE = "Calls whose answer never came (outcome_unknown), reconciled from the work-order system by key:"
 
 
-def merge_outcomes(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+def merge_outcomes(left: Mapping[str, object] | None, right: Mapping[str, object] | None) -> dict[str, Any]:
     """Parallel tool calls each add their own entry; a later entry for a call replaces the earlier."""
     return {**(left or {}), **(right or {})}
 
@@ -76,7 +76,7 @@ def unresolved(state: Mapping[str, Any], key: str | None = None) -> dict[str, di
             if entry.get("status") == UNKNOWN and (key is None or entry.get("idempotency_key") == key)}
 
 
-def settled(entry: dict[str, Any], order: dict[str, Any], how: str) -> dict[str, Any]:
+def settled(entry: Mapping[str, object], order: Mapping[str, object], how: str) -> dict[str, Any]:
     return {**entry, "status": "succeeded", "work_order": order["id"], "reconciled_at": now(), "how": how}
 
 
@@ -88,7 +88,7 @@ async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
         return None
 
 
-async def reconcile(state: Mapping[str, Any], store: Any, config: Any,
+async def reconcile(state: Mapping[str, Any], store: object, config: object,
                     orders: WorkOrderLedger | None = None) -> dict[str, dict[str, Any]]:
     """Look every unknown call up by its key: the entries that are now known (each one audited)."""
     pending = unresolved(state)

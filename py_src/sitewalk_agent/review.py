@@ -159,7 +159,7 @@ def _rejected(message: ToolMessage, decision: dict[str, Any]) -> ToolMessage:
     return message
 
 
-def _kind(answer: Any) -> str | None:
+def _kind(answer: object) -> str | None:
     kind = answer.get("type") if isinstance(answer, dict) else None
     return kind if isinstance(kind, str) else None
 

@@ -93,17 +93,17 @@ def _adapter(name: str, allowed: tuple[str, ...], args_model: type[BaseModel] | 
     return TypeAdapter(cast(Any, Annotated[Union[members], Field(discriminator="type")]))  # noqa: UP007
 
 
-def _args_model(tool: Any) -> type[BaseModel] | None:
+def _args_model(tool: object) -> type[BaseModel] | None:
     schema = getattr(tool, "args_schema", None)
     return schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
 
 
-def decision_schema(name: str, allowed: list[str], tool: Any) -> dict[str, Any]:
+def decision_schema(name: str, allowed: list[str], tool: object) -> dict[str, Any]:
     """The JSON Schema of a decision on this call (published with the interrupt; not enforced by LangGraph)."""
     return _adapter(name, tuple(allowed), _args_model(tool)).json_schema()
 
 
-def check_decision(answer: Any, *, name: str, allowed: list[str], tool: Any, pending_hash: str
+def check_decision(answer: object, *, name: str, allowed: list[str], tool: object, pending_hash: str
                    ) -> dict[str, Any] | Refusal:
     """The decision as sent (the tool validates its args once more when it runs), or why it is refused."""
     if not isinstance(answer, dict) or answer.get("type") not in allowed:

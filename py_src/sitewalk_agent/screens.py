@@ -37,7 +37,7 @@ UI_PROMPT = (
 )
 
 
-def latest(_old: Any, new: Any) -> Any:
+def latest(_old: object, new: object) -> Any:
     """Reducer: the last write wins (parallel tool calls of one step may each write the key)."""
     return new
 
@@ -62,7 +62,7 @@ def _message_of(state: dict[str, Any], tool_call_id: str) -> str | None:
     return None
 
 
-async def _render_ui(runtime: ToolRuntime, **args: Any) -> ToolMessage | Command:
+async def _render_ui(runtime: ToolRuntime, **args: object) -> ToolMessage | Command:
     state: dict[str, Any] = runtime.state if isinstance(runtime.state, dict) else {}
     tool_call_id = str(runtime.tool_call_id)
     call = {"id": tool_call_id, "name": RENDER_UI_TOOL, "args": args}

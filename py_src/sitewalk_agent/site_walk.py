@@ -26,6 +26,7 @@ A finished walk is one audit record (`kind: site_walk`: the call, its questions 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -62,7 +63,7 @@ class WalkState(TypedDict, total=False):
     answers: list[dict[str, Any]]  # {question_id, question, kind, answer}, in the order asked
 
 
-def _answer(request: QuestionRequest, resume: Any) -> bool | int:
+def _answer(request: QuestionRequest, resume: object) -> bool | int:
     """The resume's answer to `request`; InvalidAnswer when it is for another question or does not fit."""
     if not isinstance(resume, dict) or resume.get("question_id") != request.question_id:
         raise InvalidAnswer(f"this answer is not for the question {request.question!r}")
@@ -123,7 +124,7 @@ def one_walk_refusal(call: dict[str, Any], walked: str | None) -> ToolFailure:
                    "this call asked nothing", walked_call_id=walked)
 
 
-def _walked_call_id(state: Any) -> str | None:
+def _walked_call_id(state: object) -> str | None:
     """The first walk_site call of the newest AI message (the one the hook walked)."""
     messages = list(state.get("messages") or []) if isinstance(state, dict) else []
     last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
@@ -140,7 +141,7 @@ def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:
     return next((dict(c) for c in last.tool_calls if c["name"] == WALK_TOOL and c["id"] not in answered), None)
 
 
-def _head(record: dict[str, Any] | None) -> dict[str, Any]:
+def _head(record: Mapping[str, object] | None) -> dict[str, Any]:
     """The walk's record committed as the state's audit head, with this step (see `sitewalk_agent.audit`)."""
     return {STATE_HEAD: committed_head(record)} if record is not None else {}
 

@@ -73,7 +73,7 @@ def interrupt_id(checkpoint_ns: str, answered: int) -> str | None:
     return str(_interrupt_id(checkpoint_ns, answered))
 
 
-def step_checkpoint_id(configurable: Mapping[str, Any]) -> str | None:
+def step_checkpoint_id(configurable: Mapping[str, object]) -> str | None:
     """The checkpoint of the step running this task, from the `Runtime` LangGraph keeps in the config."""
     info = getattr(configurable.get(CONFIG_KEY_RUNTIME), "execution_info", None)
     checkpoint_id = getattr(info, "checkpoint_id", None)

@@ -7,7 +7,6 @@ from memory_storage import MemoryStore
 from sitewalk.headless import (
     HeadlessToolRegistry,
     draft_key,
-    headless_tool_call,
     read_local_draft,
 )
 from sitewalk_shared.contracts.tools import ReadLocalDraftResult
@@ -107,13 +106,6 @@ def test_oversized_result_is_serialization_failed(monkeypatch):
     reg.register("read_local_draft", big)
     envelope = run(reg.run({"id": "c", "name": "read_local_draft", "args": {"inspection_id": "a"}}))
     assert envelope["error"]["code"] == "serialization_failed" and envelope["error"]["detail"]["size"] > 200
-
-
-def test_only_official_headless_shapes_are_tool_calls():
-    assert headless_tool_call(interrupt_for("x", {})) == {"id": "call_1", "name": "x", "args": {}}
-    assert headless_tool_call({"type": "tool", "toolCall": {"name": "x"}}) == {"name": "x"}
-    for value in ({"type": "tool_approval"}, {"type": "tool", "tool_call": {"name": 3}}, "text", None):
-        assert headless_tool_call(value) is None
 
 
 def test_registering_a_tool_without_contract_is_refused():

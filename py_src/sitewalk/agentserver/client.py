@@ -62,7 +62,7 @@ def _p(segment: str) -> str:
     return quote(str(segment), safe="")
 
 
-def _drop_none(body: dict[str, Any]) -> dict[str, Any]:
+def _drop_none(body: Mapping[str, object]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}
 
 
@@ -89,7 +89,7 @@ class _Http:
             self.on_unauthorized(error)
         return error
 
-    async def call(self, method: str, path: str, json: Any = None) -> Any:
+    async def call(self, method: str, path: str, json: object = None) -> Any:
         url = self.base_url + path
         sent_token = self.headers.get("Authorization")
         status, body = await self.transport.request(method, url, json=json, headers=self.headers)
@@ -98,7 +98,7 @@ class _Http:
         return body
 
     async def sse(
-        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, path: str, json: object = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[StreamPart]:
         url = self.base_url + path
         decoder = SSEDecoder()
@@ -149,7 +149,7 @@ class ThreadsClient:
     def __init__(self, http: _Http) -> None:
         self._http = http
 
-    async def create(self, metadata: dict[str, Any] | None = None, thread_id: str | None = None) -> Thread:
+    async def create(self, metadata: Mapping[str, object] | None = None, thread_id: str | None = None) -> Thread:
         """POST /threads. Returns the thread ({thread_id, status, metadata, ...})."""
         body = _drop_none({"metadata": metadata or {}, "thread_id": thread_id})
         return cast(Thread, await self._http.call("POST", "/threads", body))
@@ -157,7 +157,7 @@ class ThreadsClient:
     async def get(self, thread_id: str) -> Thread:
         return cast(Thread, await self._http.call("GET", f"/threads/{_p(thread_id)}"))
 
-    async def search(self, metadata: dict[str, Any] | None = None, status: ThreadStatus | None = None,
+    async def search(self, metadata: Mapping[str, object] | None = None, status: ThreadStatus | None = None,
                      limit: int = 10, offset: int = 0, sort_by: str | None = "updated_at",
                      sort_order: str | None = "desc") -> list[Thread]:
         """POST /threads/search: the threads whose metadata contains `metadata`, one page (newest first)."""
@@ -180,7 +180,7 @@ class ThreadsClient:
 
         `checkpoint_ns` names a subgraph's own history (one compiled with `checkpointer=True`), e.g.
         `node` (without the task id); "" is the graph's own."""
-        body: dict[str, Any] = {"limit": limit}
+        body: dict[str, object] = {"limit": limit}
         if before:
             # The flat {"before": id} form answers 500; the server wants a config.
             body["before"] = {"configurable": {"checkpoint_id": before}}
@@ -206,16 +206,16 @@ class ThreadsClient:
     async def update_state(
         self,
         thread_id: str,
-        values: Any,
+        values: object,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
-        checkpoint: Mapping[str, Any] | None = None,
+        checkpoint: Mapping[str, object] | None = None,
     ) -> ThreadUpdateStateResponse:
         """POST /threads/{id}/state. Returns {"checkpoint": {thread_id, checkpoint_ns, checkpoint_id, ...}}.
 
         `checkpoint` (a whole checkpoint object, with `checkpoint_ns` and `checkpoint_map`) writes into a
         subgraph's own history; `checkpoint_id` alone names one of the graph's own checkpoints."""
-        body: dict[str, Any] = {"values": values}
+        body: dict[str, object] = {"values": values}
         if as_node is not None:
             body["as_node"] = as_node
         if checkpoint is not None:
@@ -245,7 +245,7 @@ class ThreadsClient:
                            "namespaces": [list(n) for n in namespaces] if namespaces is not None else None})
         return self._http.sse("POST", f"/threads/{_p(thread_id)}/stream/events", body)
 
-    async def command(self, thread_id: str, method: str, params: dict[str, Any], command_id: int = 1) -> Any:
+    async def command(self, thread_id: str, method: str, params: Mapping[str, object], command_id: int = 1) -> Any:
         """POST /threads/{id}/commands: one protocol command (`run.start`, `input.respond`, ...).
 
         Returns the server's answer `{type: "success", id, result}`; an answer of type `error` raises
@@ -267,13 +267,13 @@ class RunsClient:
         thread_id: str,
         assistant_id: str,
         *,
-        input: Any = None,
+        input: object = None,
         command: Command | None = None,
         stream_mode: Sequence[StreamMode] | StreamMode = DEFAULT_STREAM_MODE,
         checkpoint_id: str | None = None,
-        checkpoint: Mapping[str, Any] | None = None,
+        checkpoint: Mapping[str, object] | None = None,
         stream_subgraphs: bool = False,
-        metadata: dict[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
         multitask_strategy: MultitaskStrategy | None = None,
         stream_resumable: bool = False,
         on_disconnect: DisconnectMode | None = None,
@@ -289,7 +289,7 @@ class RunsClient:
         client disconnects, so `join_stream(..., last_event_id=...)` can pick it up again.
         """
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "assistant_id": assistant_id,
             "input": input,
             "stream_mode": modes,
@@ -321,7 +321,7 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> Run:
         return cast(Run, await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}"))
 
-    async def wait(self, thread_id: str | None, assistant_id: str, *, input: Any = None) -> Any:
+    async def wait(self, thread_id: str | None, assistant_id: str, *, input: object = None) -> Any:
         """POST /threads/{id}/runs/wait, or /runs/wait (stateless) without a thread: the run's final values."""
         path = f"/threads/{_p(thread_id)}/runs/wait" if thread_id else "/runs/wait"
         return await self._http.call("POST", path, {"assistant_id": assistant_id, "input": input})
@@ -344,7 +344,8 @@ class AssistantsClient:
         self._http = http
 
     async def search(
-        self, graph_id: str | None = None, metadata: dict[str, Any] | None = None, limit: int = 10, offset: int = 0
+        self, graph_id: str | None = None, metadata: Mapping[str, object] | None = None, limit: int = 10,
+        offset: int = 0,
     ) -> list[Assistant]:
         body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
         return cast(list[Assistant], await self._http.call("POST", "/assistants/search", body))
@@ -435,7 +436,7 @@ class AgentServerClient:
         return True
 
     def resume(
-        self, thread_id: str, assistant_id: str, answers: dict[str, Any], **kwargs: Any
+        self, thread_id: str, assistant_id: str, answers: Mapping[str, object], **kwargs: Any
     ) -> AsyncIterator[StreamPart]:
         """Answer pending interrupts by id (`{interrupt_id: value}`) and stream the continued run.
 
@@ -444,7 +445,7 @@ class AgentServerClient:
         return self.runs.stream(thread_id, assistant_id, command={"resume": answers}, **kwargs)
 
     async def fork(
-        self, thread_id: str, checkpoint_id: str, values: Any = None, as_node: str | None = None
+        self, thread_id: str, checkpoint_id: str, values: object = None, as_node: str | None = None
     ) -> Checkpoint:
         """Branch from a checkpoint: write `values` there (as `as_node`), return the new checkpoint.
 
@@ -460,7 +461,7 @@ class AgentServerClient:
     async def __aenter__(self) -> AgentServerClient:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
@@ -484,7 +485,7 @@ def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
             seen.add(str(iid))
             out.append({"id": str(iid), "value": item.get("value")})
 
-    def walk(st: Any) -> None:
+    def walk(st: object) -> None:
         if not isinstance(st, dict):
             return
         add(st.get("interrupts"))

@@ -21,7 +21,7 @@ __all__ = ["HttpxTransport", "Transport"]
 @runtime_checkable
 class Transport(Protocol):
     async def request(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         """Send one request; return the status and the parsed JSON body (None when empty).
 
@@ -30,7 +30,7 @@ class Transport(Protocol):
         ...
 
     def stream(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         """Stream the response body as decoded text chunks, cut anywhere.
 
@@ -61,7 +61,7 @@ class HttpxTransport:
         return self._client
 
     @staticmethod
-    def _headers(json: Any, headers: dict[str, str] | None) -> dict[str, str]:
+    def _headers(json: object, headers: dict[str, str] | None) -> dict[str, str]:
         out = {"Accept": "application/json"}
         if json is not None:
             out["Content-Type"] = "application/json"
@@ -69,7 +69,7 @@ class HttpxTransport:
         return out
 
     async def request(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         import httpx
 
@@ -81,7 +81,7 @@ class HttpxTransport:
         return response.status_code, parse_body(response.text)
 
     async def stream(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         import httpx
 

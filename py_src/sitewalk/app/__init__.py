@@ -193,9 +193,9 @@ async def _rejoin(client: AgentServerClient, sessions: Sessions) -> bool:
         return False
     except AgentServerError:
         return False  # unreachable, or a sign-in is asked for: the sign-in carries on from here
-    from ..headless.registry import headless_tool_call  # the tools' contracts: not before a thread reopens
+    from sitewalk_shared.contracts.headless_wire import parse_headless_interrupt  # not before a thread reopens
 
-    waiting = any(headless_tool_call(i.get("value")) for i in pending_interrupts(state))
+    waiting = any(parse_headless_interrupt(i.get("value")) is not None for i in pending_interrupts(state))
     field = dom.element("sw-inspection-id")
     if field.value == field.defaultValue:  # an id the inspector typed while Python booted stays theirs
         field.value = inspection_id
@@ -257,7 +257,7 @@ async def _running(inspection_id: str, session: InspectionSession, work: Any) ->
         dom.element("sw-start").disabled = False
 
 
-async def _cancel_current(_event: Any) -> None:
+async def _cancel_current(_event: object) -> None:
     session = _current.get("session")
     if session is not None:
         await session.cancel()

@@ -11,7 +11,6 @@ the first "Show audit trail".
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..agentserver.client import AgentServerClient
 from ..base.server_errors import AgentServerError, Unauthorized
@@ -32,7 +31,7 @@ class AuditView:
         tasks.on("sw-audit-load", "click", self.show)
         tasks.on("sw-tab-audit", "click", self.show)  # the Audit tab goes there and shows the trail: one tap
 
-    async def show(self, _event: Any = None) -> None:
+    async def show(self, _event: object = None) -> None:
         from ..audit_trail import read_audit_trail
 
         thread_id = self.current()

@@ -7,7 +7,7 @@ under the box with why it waits); with no inspection to talk to it stays in the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..bridge import dom, tasks
 from ..ui.templating import render_template
@@ -27,7 +27,7 @@ class Composer:
     def attach(self) -> None:
         tasks.on("sw-send", "click", self.send)
 
-    async def send(self, _event: Any = None) -> str:
+    async def send(self, _event: object = None) -> str:
         box = dom.element("sw-message")
         text = str(box.value).strip()
         session = self.current()

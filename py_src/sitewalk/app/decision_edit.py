@@ -12,8 +12,9 @@ nothing is sent. The raw JSON is what an edit sends while "Edit as JSON" is open
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sitewalk_shared.contracts.field_actions import FIELD_ARGS
 
@@ -112,7 +113,7 @@ def _show(preview: DecisionPreview, checkpoint: str, chosen: Chosen | None, refu
                                           chosen=chosen, error=error, fields=fields))
 
 
-def _fields(tool: str, ran_args: dict[str, Any], chosen: Chosen, refused: InvalidEdit | None) -> list[FormField]:
+def _fields(tool: str, ran_args: Mapping[str, object], chosen: Chosen, refused: InvalidEdit | None) -> list[FormField]:
     """The edit's form: the args that ran, or what was typed in it (kept), each wrong field named."""
     contract = FIELD_ARGS.get(tool)
     if contract is None:

@@ -61,7 +61,7 @@ class InspectionsView:
             self.list = fresh
             self._draw()
 
-    async def more(self, _event: Any = None) -> None:
+    async def more(self, _event: object = None) -> None:
         if await self._read(self.list):
             self._draw()
 

@@ -40,6 +40,6 @@ class CardRegion:
         return node
 
 
-def present_card(region: Any, interrupt_id: str) -> None:
+def present_card(region: object, interrupt_id: str) -> None:
     """The card of this interrupt, just drawn in the region, into view and focused (`dom.bring_to_attention`)."""
     dom.bring_to_attention(dom.query(region, f"[data-interrupt-id='{dom.css_escape(interrupt_id)}']"))

@@ -12,7 +12,7 @@ subject)` for a `[data-sw-action]` button.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..bridge import dom, or_none, tasks
@@ -53,7 +53,7 @@ class KeyedRenderer:
         self._nodes.clear()
         dom.set_html(self.container_id, "")
 
-    def show(self, spec: dict[str, Any]) -> None:
+    def show(self, spec: Mapping[str, object]) -> None:
         """Show a validated (or progressive-filtered) spec at the next animation frame."""
         self._pending = {"root": spec["root"], "elements": spec["elements"]}
         if not self._frame_requested:
@@ -75,7 +75,7 @@ class KeyedRenderer:
         for node in container.querySelectorAll("[data-sw-id]"):
             self._nodes.setdefault(str(node.dataset.swId), node)
 
-    def _frame(self, _timestamp: Any = None) -> None:
+    def _frame(self, _timestamp: object = None) -> None:
         self._frame_requested = False
         try:
             self.flush()

@@ -73,7 +73,7 @@ class ReviewCardsView:
         if card is not None:
             self._choose(card, action)
 
-    def _choose(self, card: Any, action: str) -> None:
+    def _choose(self, card: object, action: str) -> None:
         iid = dom.attribute(card, "data-interrupt-id") or ""
         seen = SeenRevision(int(dom.attribute(card, "data-args-revision") or 0),
                             dom.attribute(card, "data-args-hash") or "")

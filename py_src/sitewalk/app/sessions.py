@@ -116,7 +116,7 @@ class Sessions:
         if self._newest is not None:
             await settle(self._newest.review(decisions))
 
-    async def _answer(self, interrupt_id: str, raw: Any) -> None:
+    async def _answer(self, interrupt_id: str, raw: object) -> None:
         if self._newest is not None:
             await settle(self._newest.answer(interrupt_id, raw))
 

@@ -7,7 +7,7 @@ ConfirmButtons reach `on_action` (given by the app) through one delegated listen
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sitewalk_shared.ui_spec.validate import Issue
@@ -73,7 +73,7 @@ class DomView:
         elif text:
             args.append(text)  # a text node: the browser parses nothing, and the text before stays as it is
 
-    def screen(self, spec: dict[str, Any]) -> None:
+    def screen(self, spec: Mapping[str, object]) -> None:
         self.renderer.show(spec)
         dom.set_html("sw-screen-issues", "")
 

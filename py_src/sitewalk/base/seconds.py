@@ -9,14 +9,13 @@ it would not use. Pure, no Sitewalk or browser import: the build imports it unde
 from __future__ import annotations
 
 import math
-from typing import Any
 
 __all__ = ["MAX_SECONDS", "MIN_SECONDS", "seconds"]
 
 MIN_SECONDS, MAX_SECONDS = 1.0, 3600.0
 
 
-def seconds(value: Any, where: str) -> float:
+def seconds(value: object, where: str) -> float:
     """`value` (a number, or the text of one) as seconds; ValueError naming `where` when it is not one in range."""
     number: float | None = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):

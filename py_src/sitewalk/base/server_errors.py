@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sitewalk_shared.errors import SitewalkError
 
 __all__ = [
@@ -37,7 +35,7 @@ class ServerUnreachable(AgentServerError, ConnectionError):
 class HTTPStatusError(AgentServerError):
     """The server answered with a status >= 400."""
 
-    def __init__(self, status: int, body: Any = None, *, method: str = "", url: str = "") -> None:
+    def __init__(self, status: int, body: object = None, *, method: str = "", url: str = "") -> None:
         self.status = status
         self.body = body
         self.method = method
@@ -75,7 +73,7 @@ class ServerError(HTTPStatusError):
 class StreamError(AgentServerError):
     """The run stream reported `event: error` (the run failed on the server)."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: object) -> None:
         self.data = data
         if isinstance(data, dict):
             self.error: str | None = data.get("error")
@@ -90,7 +88,7 @@ _BY_STATUS: dict[int, type[HTTPStatusError]] = {401: Unauthorized, 403: Forbidde
                                                  422: UnprocessableEntity}
 
 
-def error_for_status(status: int, body: Any = None, *, method: str = "", url: str = "") -> HTTPStatusError:
+def error_for_status(status: int, body: object = None, *, method: str = "", url: str = "") -> HTTPStatusError:
     """The one place an HTTP status becomes an exception class."""
     cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else HTTPStatusError)
     return cls(status, body, method=method, url=url)

@@ -66,7 +66,7 @@ def create(tag: str) -> Any:
     return js.document.createElement(tag)
 
 
-def append_to_body(node: Any) -> None:
+def append_to_body(node: object) -> None:
     js.document.body.appendChild(node)
 
 

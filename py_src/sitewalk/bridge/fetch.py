@@ -29,9 +29,9 @@ class BrowserTransport:
         self._controllers: list[Any] = []  # JsProxy is unhashable: no set
 
     @staticmethod
-    def _init(method: str, json: Any, headers: dict[str, str] | None, accept: str, signal: Any = None) -> Any:
+    def _init(method: str, json: object, headers: dict[str, str] | None, accept: str, signal: object = None) -> Any:
         hdrs = {"Accept": accept}
-        init: dict[str, Any] = {"method": method}
+        init: dict[str, object] = {"method": method}
         if json is not None:
             hdrs["Content-Type"] = "application/json"
             init["body"] = _json.dumps(json)
@@ -42,14 +42,14 @@ class BrowserTransport:
         return to_js(init, dict_converter=js.Object.fromEntries)
 
     @staticmethod
-    async def _fetch(url: str, init: Any) -> Any:
+    async def _fetch(url: str, init: object) -> Any:
         try:
             return await js.fetch(url, init)
         except JsException as exc:  # TypeError: Failed to fetch
             raise ServerUnreachable(url, str(exc)) from exc
 
     async def request(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
         response = await self._fetch(url, self._init(method, json, headers, "application/json"))
         try:
@@ -59,7 +59,7 @@ class BrowserTransport:
         return int(response.status), parse_body(str(text))
 
     async def stream(
-        self, method: str, url: str, json: Any = None, headers: dict[str, str] | None = None
+        self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
     ) -> AsyncIterator[str]:
         controller = js.AbortController.new()
         self._controllers.append(controller)

@@ -26,7 +26,7 @@ def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[di
     if geolocation is None:
         future.set_exception(PositionError(POSITION_UNAVAILABLE, "this browser has no Geolocation"))
         return future
-    proxies: list[Any] = []
+    proxies: list[object] = []
 
     def done() -> None:
         destroy_later(proxies)

@@ -61,7 +61,7 @@ class IndexedDbStore:
                 raise StorageError("IndexedDB is not available in this browser")
             request = js.indexedDB.open(self.db_name, DB_VERSION)
 
-            def upgrade(_event: Any) -> None:
+            def upgrade(_event: object) -> None:
                 db = request.result
                 if not db.objectStoreNames.contains(self.store_name):
                     db.createObjectStore(self.store_name)
@@ -90,19 +90,19 @@ class IndexedDbStore:
         await _transaction_done(transaction)
 
 
-def _dom_error(target: Any) -> str:
+def _dom_error(target: object) -> str:
     error = or_none(getattr(target, "error", None))
     if error is None:
         return "the request failed"
     return f"{getattr(error, 'name', 'Error')}: {getattr(error, 'message', '')}"
 
 
-def _settle_with(target: Any, events: dict[str, Callable[[Any], Any]]) -> None:
+def _settle_with(target: object, events: dict[str, Callable[[Any], Any]]) -> None:
     """Attach one-shot handlers (on<event> properties); every proxy is destroyed when one fires."""
-    proxies: list[Any] = []
+    proxies: list[object] = []
 
     def wrap(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        def call(event: Any) -> None:
+        def call(event: object) -> None:
             try:
                 handler(event)
             finally:  # detach now; destroy once the proxy's own call has returned
@@ -146,14 +146,14 @@ def _request_done(request: Any, onupgradeneeded: Callable[[Any], None] | None = 
     return future
 
 
-def _transaction_done(transaction: Any) -> asyncio.Future[None]:
+def _transaction_done(transaction: object) -> asyncio.Future[None]:
     future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
 
-    def complete(_event: Any) -> None:
+    def complete(_event: object) -> None:
         if not future.done():
             future.set_result(None)
 
-    def failure(_event: Any) -> None:
+    def failure(_event: object) -> None:
         if not future.done():
             future.set_exception(StorageError(_dom_error(transaction)))
 

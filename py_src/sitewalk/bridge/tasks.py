@@ -33,13 +33,13 @@ __all__ = [
 _kept_proxies: list[Any] = []  # listener proxies live as long as the page
 
 
-def keep(proxy: Any) -> Any:
+def keep(proxy: object) -> Any:
     """Keep a proxy alive for the page's lifetime (the browser may call it at any time)."""
     _kept_proxies.append(proxy)
     return proxy
 
 
-def destroy_later(proxies: list[Any]) -> None:
+def destroy_later(proxies: list[object]) -> None:
     """Destroy these proxies once the current JS call (maybe one of them) has returned."""
     asyncio.get_event_loop().call_soon(_destroy_all, list(proxies))
 
@@ -72,7 +72,7 @@ def spawn(work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
 def handler(callback: Callable[[Any], Any]) -> Any:
     """A kept JS function for `addEventListener`; an async callback runs as a reported task."""
 
-    def listener(event: Any) -> None:
+    def listener(event: object) -> None:
         result = callback(event)
         if asyncio.iscoroutine(result):
             spawn(result)
@@ -94,7 +94,7 @@ def wait_for_retry() -> asyncio.Future[None]:
     """A future resolved when the user presses the boot shell's Retry button."""
     future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
 
-    def resolve(*_: Any) -> None:
+    def resolve(*_: object) -> None:
         if not future.done():
             future.set_result(None)
 

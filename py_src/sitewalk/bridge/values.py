@@ -5,14 +5,14 @@ No `js` import here, so the check runs under CPython too.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["is_none", "or_none"]
 
 T = TypeVar("T")
 
 
-def is_none(value: Any) -> bool:
+def is_none(value: object) -> bool:
     """True for Python None, JS `undefined` (Pyodide maps it to None) and JS `null` (a JsNull)."""
     # By type name: pyodide.ffi.JsNull does not exist under CPython, and `null` is falsy but so is 0.
     return value is None or type(value).__name__ == "JsNull"

@@ -75,7 +75,7 @@ class EventStreamCalls:
                 return [self.assembler.snapshot(namespace, call_id, content.get("args") or "", content.get("name"))]
         return []
 
-    def _start(self, slot: tuple[Namespace, str, int], content: Any) -> list[CallUpdate]:
+    def _start(self, slot: tuple[Namespace, str, int], content: object) -> list[CallUpdate]:
         if not isinstance(content, dict) or content.get("type") not in _CALL_BLOCKS or not content.get("id"):
             return []
         namespace, message_id, _ = slot

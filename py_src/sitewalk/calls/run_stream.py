@@ -27,7 +27,7 @@ class RunStreamCalls:
         self._ids: dict[tuple[Namespace, str, int], str] = {}  # (namespace, message id, index) → call id
         self._open: dict[tuple[Namespace, str], list[str]] = {}  # a message's calls, until it ends
 
-    def feed(self, event: str, data: Any) -> list[CallUpdate]:
+    def feed(self, event: str, data: object) -> list[CallUpdate]:
         """One SSE event of the run stream; what it changed (other events are ignored)."""
         namespace = namespace_of(event)
         chunk = data[0] if isinstance(data, (list, tuple)) and data else data
@@ -66,7 +66,7 @@ class RunStreamCalls:
         """The stream ended: every message still open ends with it."""
         return [u for key in list(self._open) for u in self.end_message(*key)]
 
-    def _fragment(self, namespace: Namespace, message_id: str, fragment: Any) -> CallUpdate | None:
+    def _fragment(self, namespace: Namespace, message_id: str, fragment: object) -> CallUpdate | None:
         if not isinstance(fragment, dict):
             return None
         raw_index = fragment.get("index")

@@ -8,7 +8,7 @@ from .local_draft import (
                           save_local_draft,
                           start_blank_draft,
 )
-from .registry import HeadlessToolRegistry, ToolFailed, headless_tool_call
+from .registry import HeadlessToolRegistry, ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "HeadlessToolRegistry", "KeyValueStore", "ToolFailed",
-           "draft_key", "headless_tool_call", "read_local_draft", "save_local_draft", "start_blank_draft"]
+           "draft_key", "read_local_draft", "save_local_draft", "start_blank_draft"]

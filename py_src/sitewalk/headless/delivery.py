@@ -16,15 +16,16 @@ envelope again; the tool is never run twice.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
 from sitewalk_shared.contracts.envelope import ErrorCode, error_result
+from sitewalk_shared.contracts.headless_wire import Envelope, FailureEnvelope, parse_headless_interrupt
 from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, TOOL_CONTRACTS, ToolContract
 
 from .local_draft import AsyncKeyValueStore
-from .registry import headless_tool_call
 
 __all__ = ["AnswerBook", "AuditLog", "ContractMismatch", "client_mismatch", "mismatch_of", "server_mismatches"]
 
@@ -42,37 +43,36 @@ class ContractMismatch:
     found_by: str = "client"  # client: the interrupt's digest; server: the graph checked client_tools
 
 
-def client_mismatch(interrupt_value: Any, contracts: dict[str, ToolContract] = TOOL_CONTRACTS,
-                    implemented: set[str] | None = None) -> dict[str, Any] | None:
+def client_mismatch(interrupt_value: object, contracts: dict[str, ToolContract] = TOOL_CONTRACTS,
+                    implemented: set[str] | None = None) -> FailureEnvelope | None:
     """The `contract_mismatch` envelope to answer instead of running the tool, or None when they agree.
 
     Only tools this client implements are checked (a missing one is `not_implemented`, the
     registry's answer). An interrupt without a `contract` block (an older agent, or a graph written
     for the official SDK) is not a mismatch: there is nothing to compare.
     """
-    call = headless_tool_call(interrupt_value)
-    if call is None:
+    request = parse_headless_interrupt(interrupt_value)
+    if request is None:
         return None
-    name = call["name"]
+    name = request.name
     if name not in contracts or (implemented is not None and name not in implemented):
         return None
-    contract = interrupt_value.get("contract")
-    if not isinstance(contract, dict):
+    if request.contract is None:
         return None
-    server_digest = str(contract.get("digest") or "")
-    server_protocol = str(contract.get("protocol") or PROTOCOL_VERSION)
+    server_digest = request.contract["digest"]
+    server_protocol = request.contract["protocol"] or PROTOCOL_VERSION
     client_digest = contracts[name].digest
     if server_digest in ("", client_digest) and server_protocol == PROTOCOL_VERSION:
         return None
     return error_result(
-        name, str(call.get("id") or ""), ErrorCode.contract_mismatch,
+        name, request.tool_call_id, ErrorCode.contract_mismatch,
         f"this client implements another version of {name}: the agent's contract is {server_digest}, "
         f"this client's is {client_digest}; the tool was not run",
         server_digest=server_digest, client_digest=client_digest,
         server_protocol=server_protocol, client_protocol=PROTOCOL_VERSION, found_by="client")
 
 
-def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | None:
+def mismatch_of(envelope: object, found_by: str = "client") -> ContractMismatch | None:
     """The mismatch an envelope reports, or None when it is not a contract_mismatch failure."""
     if not isinstance(envelope, dict) or envelope.get("ok") is not False:
         return None
@@ -80,7 +80,7 @@ def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | N
     if not isinstance(error, dict) or error.get("code") != ErrorCode.contract_mismatch.value:
         return None
     raw_detail = error.get("detail")
-    detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
+    detail: dict[str, object] = raw_detail if isinstance(raw_detail, dict) else {}
     return ContractMismatch(
         tool=str(envelope.get("tool") or ""), tool_call_id=str(envelope.get("tool_call_id") or ""),
         server_digest=str(detail.get("server_digest") or "?"), client_digest=str(detail.get("client_digest") or "?"),
@@ -89,7 +89,7 @@ def mismatch_of(envelope: Any, found_by: str = "client") -> ContractMismatch | N
         found_by=str(detail.get("found_by") or found_by))
 
 
-def server_mismatches(state: Any) -> list[ContractMismatch]:
+def server_mismatches(state: object) -> list[ContractMismatch]:
     """contract_mismatch outcomes the agent recorded as tool messages in a thread state."""
     values = state.get("values") if isinstance(state, dict) else None
     messages = values.get("messages") if isinstance(values, dict) else None
@@ -133,7 +133,7 @@ class AnswerBook:
             return None  # unreadable: treated as not answered (the server's state still decides)
         return record if isinstance(record, dict) and isinstance(record.get("envelope"), dict) else None
 
-    async def record(self, thread_id: str, interrupt_id: str | None, envelope: dict[str, Any]) -> None:
+    async def record(self, thread_id: str, interrupt_id: str | None, envelope: Envelope) -> None:
         await self._put(thread_id, {"interrupt_id": interrupt_id, "envelope": envelope, "delivered": False})
 
     async def delivered(self, thread_id: str, tool_call_id: str) -> None:
@@ -165,10 +165,10 @@ class AuditLog:
         return f"{self.PREFIX}{thread_id}:{tool_call_id}"
 
     @staticmethod
-    def entry(thread_id: str, envelope: dict[str, Any], at: str) -> dict[str, Any]:
+    def entry(thread_id: str, envelope: Mapping[str, Any], at: str) -> dict[str, Any]:
         ok = envelope.get("ok") is True
         raw_result = envelope.get("result")
-        result: dict[str, Any] = raw_result if ok and isinstance(raw_result, dict) else {}
+        result: dict[str, object] = raw_result if ok and isinstance(raw_result, dict) else {}
         entry = {"thread_id": thread_id, "tool": envelope.get("tool"), "tool_call_id": envelope.get("tool_call_id"),
                  "ok": ok, "fields": sorted(result) if ok else ["error"],
                  "error_code": None if ok else (envelope.get("error") or {}).get("code"), "sent_at": at}
@@ -176,7 +176,7 @@ class AuditLog:
             entry["source"] = result["source"]
         return entry
 
-    async def sent(self, thread_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
+    async def sent(self, thread_id: str, envelope: Mapping[str, object]) -> dict[str, Any]:
         entry = self.entry(thread_id, envelope, self._clock())
         await self.store.set(self.key(thread_id, str(entry["tool_call_id"] or "")), json.dumps(entry))
         return entry

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -109,7 +109,7 @@ def read_local_draft(store: AsyncKeyValueStore, legacy: KeyValueStore | None = N
             raise ToolFailed(ErrorCode.not_found, f"no draft for {args.inspection_id} on this device: start a "
                              f"blank one with {START_BLANK}", key=key, recovery=START_BLANK)
         try:
-            data: Any = json.loads(text)
+            data: object = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise ToolFailed(ErrorCode.corrupt_data, f"the stored draft {key} is not valid JSON: {exc}. {KEPT}",
                              key=key, recovery=SAVE_AGAIN) from None

@@ -1,10 +1,10 @@
 """Match a headless-tool interrupt to the browser's implementation and produce its answer.
 
 The agent's tool interrupts with {"type": "tool", "tool_call": {"id", "name", "args"}} (the official
-SDK's shape). `HeadlessToolRegistry.answer` turns one such interrupt into the resume value
-`{tool_call_id: envelope}`. Every path ends in an envelope, never an exception or a hang:
-unknown tool → not_implemented, bad args → invalid_args, a result that does not fit its model
-or is not plain JSON under the size limit → serialization_failed, a tool that overruns → timeout.
+SDK's shape, read by `sitewalk_shared.contracts.headless_wire`). `HeadlessToolRegistry.answer` turns
+one such interrupt into the resume value `{tool_call_id: envelope}`. Every path ends in an envelope,
+never an exception or a hang: unknown tool → not_implemented, bad args → invalid_args, a result that
+does not fit its model or is not plain JSON under the size limit → serialization_failed, a tool that overruns → timeout.
 """
 
 from __future__ import annotations
@@ -17,6 +17,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sitewalk_shared.contracts.envelope import ErrorCode, error_result, ok_result
+from sitewalk_shared.contracts.headless_wire import (
+    Envelope,
+    HeadlessRequest,
+    HeadlessResume,
+    parse_headless_interrupt,
+    read_tool_call,
+    resume_for,
+)
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS, ToolContract, on_device, outbound
 from sitewalk_shared.errors import SitewalkError
 
@@ -31,21 +39,11 @@ DEFAULT_TIMEOUT_S = 20.0
 class ToolFailed(SitewalkError):
     """Raised by an implementation to end its call with a typed error."""
 
-    def __init__(self, code: ErrorCode | str, message: str, **detail: Any):
+    def __init__(self, code: ErrorCode | str, message: str, **detail: object):
         super().__init__(message)
         self.code = ErrorCode(code)
         self.message = message
         self.detail = detail
-
-
-def headless_tool_call(interrupt_value: Any) -> dict[str, Any] | None:
-    """The tool call carried by an interrupt value, or None when it is not a headless tool call."""
-    if not isinstance(interrupt_value, dict) or interrupt_value.get("type") != "tool":
-        return None
-    call = interrupt_value.get("tool_call") or interrupt_value.get("toolCall")
-    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        return None
-    return call
 
 
 class HeadlessToolRegistry:
@@ -83,17 +81,21 @@ class HeadlessToolRegistry:
         """Registered tools and their contract digests, for the handshake with the agent."""
         return {name: self._contracts[name].digest for name in self.names}
 
-    async def run(self, tool_call: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool call; return its envelope (success or typed failure)."""
-        name = tool_call.get("name", "")
-        call_id = str(tool_call.get("id") or "")
+    async def run(self, tool_call: HeadlessRequest | dict[str, Any]) -> Envelope:
+        """Run one tool call (a request, or a `{"id", "name", "args"}` dict); return its envelope."""
+        if isinstance(tool_call, HeadlessRequest):
+            request = tool_call
+        else:  # a dict without a string name is no tool of this client's: not_implemented below
+            request = read_tool_call(tool_call) or HeadlessRequest(str(tool_call.get("id") or ""),
+                                                                   tool_call.get("name", ""), None)
+        name, call_id = request.name, request.tool_call_id
         impl = self._impls.get(name)
         if impl is None:
             return error_result(name, call_id, ErrorCode.not_implemented, f"this client does not implement {name!r}",
                                 implemented=self.names)
         contract = self._contracts[name]
         try:
-            args = contract.args.model_validate(tool_call.get("args") or {})
+            args = contract.args.model_validate(request.args)
         except ValidationError as exc:
             return error_result(name, call_id, ErrorCode.invalid_args, "arguments do not match the contract",
                                 issues=_issues(exc))
@@ -108,16 +110,16 @@ class HeadlessToolRegistry:
             return error_result(name, call_id, ErrorCode.internal, f"{type(exc).__name__}: {exc}"[:500])
         return _checked_result(contract, call_id, raw)
 
-    async def answer(self, interrupt_value: Any) -> dict[str, Any] | None:
+    async def answer(self, interrupt_value: object) -> HeadlessResume | None:
         """The resume value for a headless-tool interrupt ({tool_call_id: envelope}), or None if not one."""
-        call = headless_tool_call(interrupt_value)
-        if call is None:
+        request = parse_headless_interrupt(interrupt_value)
+        if request is None:
             return None
-        envelope = await self.run(call)
-        return {envelope["tool_call_id"]: envelope}
+        envelope = await self.run(request)
+        return resume_for(envelope)
 
 
-def _checked_result(contract: ToolContract, call_id: str, raw: Any) -> dict[str, Any]:
+def _checked_result(contract: ToolContract, call_id: str, raw: object) -> Envelope:
     name = contract.name
     try:
         # on_device: a plain dump would leave out local-only fields before outbound() summarises them

@@ -11,6 +11,7 @@ signed in it is pressed again, and its key makes sure the agent acts once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,7 @@ class ActionRequest:
     taken: dict[str, Any] | None  # the agent's record of this very key, when it acted on it already
 
 
-def action_request(state: ThreadState, shown_identity: dict[str, Any] | None, element_id: str,
+def action_request(state: ThreadState, shown_identity: Mapping[str, object] | None, element_id: str,
                    action: str) -> ActionRequest:
     """The request for a press on `element_id` of the screen shown (its identity, else the awaiting one's)."""
     waiting = next((i for i in pending_interrupts(state)

@@ -13,11 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from sitewalk_shared.contracts.envelope import ErrorCode, error_result
+from sitewalk_shared.contracts.headless_wire import Envelope, HeadlessRequest, parse_headless_interrupt
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.schema import Interrupt
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
-from ..headless.registry import HeadlessToolRegistry, headless_tool_call
+from ..headless.registry import HeadlessToolRegistry
 from ..streaming import CallState
 from .calls import CallBoard, envelope_detail
 from .cancel import Cancellation, Cancelled
@@ -41,7 +42,7 @@ class HeadlessAnswers:
         self.book = book  # envelopes kept on the device before they are sent
         self.audit = audit  # what left the device, per delivered answer
         self.on_mismatch = on_mismatch
-        self.outcomes: dict[str, dict[str, Any]] = {}  # tool_call_id -> envelope answered
+        self.outcomes: dict[str, Envelope] = {}  # tool_call_id -> envelope answered
         self.mismatches: list[ContractMismatch] = []  # both directions, each call once
 
     async def pending(self, state: dict[str, Any] | None = None) -> Answers:
@@ -55,17 +56,17 @@ class HeadlessAnswers:
             self._mismatch(found)
         answers: Answers = {}
         for interrupt in pending_interrupts(state):
-            call = headless_tool_call(interrupt.get("value"))
-            if call is None:
+            request = parse_headless_interrupt(interrupt.get("value"))
+            if request is None:
                 continue  # not a headless tool (e.g. a ConfirmButton's decision): another part answers it
-            envelope = await self._envelope(interrupt, call)
+            envelope = await self._envelope(interrupt, request)
             if envelope is None:
                 return {}  # cancelled: nothing is sent
             mismatch = mismatch_of(envelope)
             if mismatch is not None:
                 self._mismatch(mismatch)
-            self.calls.ended(str(call.get("id")), call["name"], envelope)
-            answers[interrupt["id"]] = {str(call.get("id")): envelope}
+            self.calls.ended(request.tool_call_id, request.name, envelope)
+            answers[interrupt["id"]] = {request.tool_call_id: envelope}
         return answers
 
     async def delivered(self, answers: Answers) -> None:
@@ -77,32 +78,36 @@ class HeadlessAnswers:
                 if self.audit is not None:
                     await self.audit.sent(self.thread.id, envelope)
 
-    async def _envelope(self, interrupt: Interrupt, call: dict[str, Any]) -> dict[str, Any] | None:
+    async def _envelope(self, interrupt: Interrupt, request: HeadlessRequest) -> Envelope | None:
         """The recorded envelope, or a new one (kept in the book first); None when cancelled."""
-        call_id = str(call.get("id"))
+        call_id, name = request.tool_call_id, request.name
         envelope = await self._recorded(call_id)
         if envelope is not None:
             return envelope
-        self.calls.show(call_id, call["name"], CallState.running)
+        self.calls.show(call_id, name, CallState.running)
         envelope = client_mismatch(interrupt["value"], self.registry.contracts, implemented=set(self.registry.names))
         if envelope is None:
-            try:
-                envelope = await self.cancellation.run(self.registry.run(call))
-            except Cancelled:
-                envelope = error_result(call["name"], call_id, ErrorCode.cancelled, "the inspector cancelled the run")
+            envelope = await self._run(request)
         if self.cancellation.cancelled:  # not an answer: the run was cancelled while the tool ran
-            self.calls.show(call_id, call["name"], CallState.failed, envelope_detail(envelope) or "cancelled")
+            self.calls.show(call_id, name, CallState.failed, envelope_detail(envelope) or "cancelled")
             return None
         self.outcomes[call_id] = envelope
         if self.book is not None:
             await self.book.record(self.thread.id, interrupt["id"], envelope)
         return envelope
 
+    async def _run(self, request: HeadlessRequest) -> Envelope:
+        try:
+            return await self.cancellation.run(self.registry.run(request.tool_call()))
+        except Cancelled:
+            return error_result(request.name, request.tool_call_id, ErrorCode.cancelled,
+                                "the inspector cancelled the run")
+
     async def answered(self, call_id: str) -> bool:
         """Whether this device has answered the call (asked again, it gets that answer, not a new run)."""
         return await self._recorded(call_id) is not None
 
-    async def _recorded(self, call_id: str) -> dict[str, Any] | None:
+    async def _recorded(self, call_id: str) -> Envelope | None:
         """The envelope already answered for a call, in this page or (with a book) before a reload."""
         if call_id in self.outcomes:
             return self.outcomes[call_id]

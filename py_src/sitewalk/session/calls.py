@@ -30,6 +30,7 @@ executed ones, and its detail says "edited by the reviewer" and the work order i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
@@ -80,11 +81,11 @@ class CallBoard:
         call.walk(route)
         return True
 
-    def ended(self, call_id: str, name: str, envelope: dict[str, Any]) -> None:
+    def ended(self, call_id: str, name: str, envelope: Mapping[str, object]) -> None:
         """This device answered the call with `envelope` (the call ran here)."""
         self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
 
-    def settle(self, messages: list[Any], outcomes: dict[str, Any] | None = None) -> None:
+    def settle(self, messages: list[object], outcomes: Mapping[str, object] | None = None) -> None:
         """A tool message in the state is the server's word on how a call ended (shown once); for a call
         of unknown outcome, `outcomes` (the state's `call_outcomes`) is, once it is reconciled."""
         for message in messages:
@@ -129,7 +130,7 @@ class CallBoard:
         self.show(call_id, name, CallStatus.SUCCEEDED if ok else CallStatus.FAILED, detail)
 
 
-def envelope_detail(envelope: dict[str, Any]) -> str:
+def envelope_detail(envelope: Mapping[str, Any]) -> str:
     """'' for a result, 'code: message' for an error envelope."""
     if envelope.get("ok"):
         return ""
@@ -151,7 +152,7 @@ def ran_detail(result: ToolResult, failed: bool) -> str:
     return "; ".join(said)
 
 
-def error_summary(content: Any) -> str:
+def error_summary(content: object) -> str:
     """'code: message' from a failed tool message's envelope (after any edit notice), or its text."""
     if isinstance(content, (str, list)):
         content = read_tool_result(content).body

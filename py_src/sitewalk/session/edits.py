@@ -64,7 +64,7 @@ class StepEdits:
         await self.travel.run_from(checkpoint=checkpoint_object(facts, self.thread_id))
         return "replayed"
 
-    async def change_answer(self, checkpoint_id: str, raw: Any) -> str:
+    async def change_answer(self, checkpoint_id: str, raw: object) -> str:
         """Change the answer given at a site-walk step; returns the checkpoint the change made."""
         facts = self._nested(checkpoint_id)
         before = self.travel.timeline.tree.nested.facts(facts.parent_id or "")

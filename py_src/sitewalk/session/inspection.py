@@ -4,7 +4,10 @@ package (see its docstring)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
+
+from sitewalk_shared.contracts.headless_wire import Envelope
 
 from ..agentserver.client import AgentServerClient
 from ..headless.registry import HeadlessToolRegistry
@@ -35,7 +38,7 @@ class InspectionSession:
         self.cancellation = Cancellation()
         self.parts: ThreadParts | None = None  # built once the thread exists
 
-    async def start(self, inspection_id: str, note: str = "", metadata: dict[str, Any] | None = None) -> None:
+    async def start(self, inspection_id: str, note: str = "", metadata: Mapping[str, object] | None = None) -> None:
         """A new thread for the inspection (its metadata: the inspection id, and `metadata`, e.g. the
         device id the list of inspections is found by), and its first run (with this device's tool manifest)."""
         thread = await self.client.threads.create(metadata={**(metadata or {}), "inspection_id": inspection_id})
@@ -121,7 +124,7 @@ class InspectionSession:
         async with self.parts.conversation.running():
             return await self.parts.reviews.submit(decisions)
 
-    async def answer(self, interrupt_id: str, raw: Any) -> Refused | None:
+    async def answer(self, interrupt_id: str, raw: object) -> Refused | None:
         """Answer a question of the agent's (see `questions`); the refusal when nothing was sent."""
         if self.parts is None:
             return None
@@ -145,7 +148,7 @@ class InspectionSession:
         return self.cancellation.cancelled
 
     @property
-    def outcomes(self) -> dict[str, dict[str, Any]]:
+    def outcomes(self) -> dict[str, Envelope]:
         """tool_call_id -> the envelope this device answered."""
         return {} if self.parts is None else self.parts.answers.outcomes
 

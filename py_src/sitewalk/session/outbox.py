@@ -9,8 +9,7 @@ run it started is followed instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..base.server_errors import ServerUnreachable
@@ -29,7 +28,7 @@ class Outbox:
         self.wait = wait
         self.on_waiting = on_waiting  # how many answers wait for the network (0: none any more)
 
-    async def deliver(self, resume: dict[str, Any]) -> Streamed:
+    async def deliver(self, resume: Mapping[str, object]) -> Streamed:
         """Resume the run with `{interrupt_id: answer}`, each answer taken by the server once;
         return what the stream of the run it resumed said."""
         waiting = dict(resume)

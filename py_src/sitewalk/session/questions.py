@@ -46,7 +46,7 @@ class PendingQuestion:
         return asdict(self)
 
 
-def pending_questions(state: Mapping[str, Any]) -> list[PendingQuestion]:
+def pending_questions(state: Mapping[str, object]) -> list[PendingQuestion]:
     """The questions a thread state waits on, in the server's order."""
     found = []
     for interrupt in pending_interrupts(dict(state)):
@@ -57,7 +57,7 @@ def pending_questions(state: Mapping[str, Any]) -> list[PendingQuestion]:
     return found
 
 
-def resume_value(question: PendingQuestion, raw: Any) -> dict[str, Any]:
+def resume_value(question: PendingQuestion, raw: object) -> dict[str, Any]:
     """What answers `question` (raises Refused when `raw` does not fit it)."""
     try:
         value = parse_answer(question.kind, raw)
@@ -98,7 +98,7 @@ class Questions:
         self.cards.questions([q.as_dict() for q in pending])
         return pending
 
-    async def answer(self, interrupt_id: str, raw: Any) -> Refused | None:
+    async def answer(self, interrupt_id: str, raw: object) -> Refused | None:
         """Send the answer to one pending question and carry on with the run; the refusal when not sent."""
         try:
             await self._answer(interrupt_id, raw)
@@ -107,7 +107,7 @@ class Questions:
             return refused
         return None
 
-    async def _answer(self, interrupt_id: str, raw: Any) -> None:
+    async def _answer(self, interrupt_id: str, raw: object) -> None:
         try:
             state = await self.client.threads.get_state(self.thread.id)
         except Unauthorized as error:

@@ -9,8 +9,6 @@ record (`ui_spec`), and the questions still pending. Nothing is run again.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sitewalk_shared.ui_spec.inline import split_inline
 
 from ..agentserver.client import pending_interrupts
@@ -23,7 +21,7 @@ from .view import View
 __all__ = ["redraw_view", "restore_view", "transcript"]
 
 
-def transcript(messages: list[Any]) -> list[tuple[str, str, str]]:
+def transcript(messages: list[object]) -> list[tuple[str, str, str]]:
     """(who, message id, text) for each message worth a line: who is 'you' or 'agent'.
 
     Tool messages and the server's own notices (a refused screen) are left out; an agent message
@@ -70,7 +68,7 @@ def redraw_view(state: ThreadState, view: View, stream: RunStream) -> list[Inter
     return restore_view(state, view, stream)
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):

@@ -138,7 +138,7 @@ class ReviewBoard:
                 for iid, (code, message) in self.refusals.items() if iid not in self.pending]
 
 
-def _editor(review: PendingReview, args: dict[str, Any], shown: str, draft: EditDraft | None) -> dict[str, Any]:
+def _editor(review: PendingReview, args: Mapping[str, object], shown: str, draft: EditDraft | None) -> dict[str, Any]:
     """The card's editor: the form of the tool's contract (none without one), its raw JSON, and what did
     not fit in whichever of the two it was typed (kept as typed)."""
     contract = FIELD_ARGS.get(review.name)

@@ -71,7 +71,7 @@ class PendingReview:
     refusal: dict[str, Any] | None = None  # the server refused the last answer: {code, field, message}
 
     @classmethod
-    def of(cls, interrupt: Mapping[str, Any]) -> PendingReview | None:
+    def of(cls, interrupt: Mapping[str, object]) -> PendingReview | None:
         value = interrupt.get("value")
         if not isinstance(value, dict) or value.get("type") != REVIEW_TYPE:
             return None
@@ -85,7 +85,7 @@ class PendingReview:
         return asdict(self)
 
 
-def _refusal_shown(refusal: Mapping[str, Any]) -> dict[str, Any]:
+def _refusal_shown(refusal: Mapping[str, object]) -> dict[str, Any]:
     """The server's refusal as a card shows it: a code, the field (or None) and the reason."""
     field = refusal.get("field")
     return {"code": str(refusal.get("code") or "invalid_decision"), "field": str(field) if field else None,
@@ -107,7 +107,7 @@ def approve(review: PendingReview) -> dict[str, Any]:
     return {"type": "approve", **_named(review)}
 
 
-def edit(review: PendingReview, args: dict[str, Any]) -> dict[str, Any]:
+def edit(review: PendingReview, args: Mapping[str, object]) -> dict[str, Any]:
     """Revision n+1: these args run in place of the reviewed ones (the decision names revision n)."""
     return {"type": "edit", **_named(review), "edited_action": {"name": review.name, "args": dict(args)}}
 
@@ -116,13 +116,13 @@ def reject(review: PendingReview, reason: str) -> dict[str, Any]:
     return {"type": "reject", **_named(review), "message": reason.strip() or "rejected by the reviewer"}
 
 
-def pending_reviews(state: Mapping[str, Any]) -> list[PendingReview]:
+def pending_reviews(state: Mapping[str, object]) -> list[PendingReview]:
     """The reviews a thread state waits on, in the server's order."""
     found = (PendingReview.of(i) for i in pending_interrupts(dict(state)))
     return [r for r in found if r is not None]
 
 
-def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, Any]
+def check_decisions(decisions: Mapping[str, dict[str, Any]], state: Mapping[str, object]
                     ) -> tuple[dict[str, dict[str, Any]], list[Refused]]:
     """Split `{interrupt_id: decision}` into what may be sent and what is refused, against `state`."""
     pending = {r.interrupt_id: r for r in pending_reviews(state)}
@@ -265,7 +265,7 @@ class Reviews:
         for call_id, name in calls.items():
             self.view.tool_call(call_id, name, OUTCOME_UNKNOWN, "no answer came; checking the thread before any retry")
 
-    def _settle(self, state: dict[str, Any]) -> None:
+    def _settle(self, state: Mapping[str, object]) -> None:
         for call_id, status in reconcile(self.unknown, state).items():
             if status != OUTCOME_UNKNOWN:
                 self.view.tool_call(call_id, self.unknown.pop(call_id), str(status))

@@ -58,7 +58,7 @@ class RunStream:
         self.wait = wait
         self.guard = guard or StuckGuard(client, thread, view)
 
-    async def run(self, run_id: str | None = None, **run_kwargs: Any) -> Streamed:
+    async def run(self, run_id: str | None = None, **run_kwargs: object) -> Streamed:
         """Stream a new run (or, with `run_id`, join one already going from its start) to the view."""
         streamed = Streamed(dropped=run_id is not None)  # a joined stream may lack early events
         assembler = RunAssembler()

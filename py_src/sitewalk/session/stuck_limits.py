@@ -26,7 +26,7 @@ MIN_STUCK_SECONDS, MAX_STUCK_SECONDS = MIN_SECONDS, MAX_SECONDS
 stuck_seconds = seconds  # the one rule, under the name this module's callers know
 
 
-def stall_limit(url_value: str | None, config_value: Any) -> tuple[float, list[str]]:
+def stall_limit(url_value: str | None, config_value: object) -> tuple[float, list[str]]:
     """The stream stall limit from `?stall=` (the URL's text, None when absent) or else config.json's
     `streamStallSeconds` (None when absent), and what was wrong with either (said with the value used)."""
     found, problems = _first_good(((url_value, "?stall="), (config_value, "streamStallSeconds in config.json")),
@@ -34,7 +34,7 @@ def stall_limit(url_value: str | None, config_value: Any) -> tuple[float, list[s
     return (STALL_SECONDS if found is None else found), problems
 
 
-def stuck_policy(url_value: str | None, config_value: Any) -> tuple[StuckPolicy, list[str]]:
+def stuck_policy(url_value: str | None, config_value: object) -> tuple[StuckPolicy, list[str]]:
     """The policy from `?stuck=` (the URL's text, None when absent) or else config.json's `stuckSeconds`
     (None when absent), and what was wrong with either (each problem says which value is used instead)."""
     found, problems = _first_good(((url_value, "?stuck="), (config_value, "stuckSeconds in config.json")),

@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from sitewalk_shared.ui_spec.validate import Issue
 
@@ -31,7 +32,7 @@ class View(Protocol):
         """A call's arguments as they stream: `text` is the new fragment, appended to what is shown;
         with `replace` it is the whole text so far (a snapshot), shown instead."""
 
-    def screen(self, spec: dict[str, Any]) -> None:
+    def screen(self, spec: Mapping[str, object]) -> None:
         """The generative-UI screen to render now."""
 
     def screen_issues(self, issues: list[Issue], fallback: list[str]) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from ..headless.registry import headless_tool_call
+from sitewalk_shared.contracts.headless_wire import parse_headless_interrupt
+
 from .tree import Step
 
 __all__ = ["DeviceCall", "called_after", "device_calls_ahead"]
@@ -34,9 +35,9 @@ def device_calls_ahead(state: Mapping[str, Any], device_tools: Collection[str]) 
     ahead: dict[str, str] = {}
     for task in tasks:
         for item in task.get("interrupts") or []:
-            call = headless_tool_call(item.get("value")) if isinstance(item, Mapping) else None
-            if call is not None and call.get("id"):
-                ahead.setdefault(str(call["id"]), str(call["name"]))
+            request = parse_headless_interrupt(item.get("value")) if isinstance(item, Mapping) else None
+            if request is not None and request.tool_call_id:
+                ahead.setdefault(request.tool_call_id, request.name)
     newest = messages[-1] if messages else {}
     if state.get("next") and newest.get("type") == "ai":  # the run goes on to the tools it called
         for call in newest.get("tool_calls") or []:
@@ -45,7 +46,7 @@ def device_calls_ahead(state: Mapping[str, Any], device_tools: Collection[str]) 
     return [(name, call_id) for call_id, name in ahead.items() if name in device_tools and call_id not in answered]
 
 
-def _answered_by(result: Any) -> set[str]:
+def _answered_by(result: object) -> set[str]:
     """Tool call ids a finished task's writes answer (its tool messages)."""
     if not isinstance(result, Mapping):
         return set()

@@ -110,7 +110,7 @@ def order_key(call: ReviewedCall, decision: Mapping[str, Any]) -> str:
     return reviewed_order_key(reviewed_substance(str(args.get("inspection_id") or ""), str(args.get("subject") or "")))
 
 
-def effects(step: ReviewedStep, tool_call_id: str, decision: Mapping[str, Any],
+def effects(step: ReviewedStep, tool_call_id: str, decision: Mapping[str, object],
             records: Mapping[str, Mapping[str, Any] | str | None]) -> list[DecisionEffect]:
     """Every reviewed call's fate on the new branch; `records`: business key -> the ticket system's record,
     None when it has none, or UNREADABLE."""
@@ -125,7 +125,7 @@ def effects(step: ReviewedStep, tool_call_id: str, decision: Mapping[str, Any],
     return out
 
 
-def _changed(call: ReviewedCall, decision: Mapping[str, Any], records: Mapping[str, Any]) -> DecisionEffect:
+def _changed(call: ReviewedCall, decision: Mapping[str, object], records: Mapping[str, object]) -> DecisionEffect:
     label, cid = _label(call), call.tool_call_id
     key = order_key(call, decision)
     if decision.get("type") == "reject":
@@ -173,21 +173,21 @@ def _call(interrupt: Mapping[str, Any], answer: Mapping[str, Any] | None) -> Rev
                         str(result.get("work_order") or ""), str(result.get("key") or ""))
 
 
-def _executed(answer: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _executed(answer: Mapping[str, object] | None) -> dict[str, Any] | None:
     """The args an edited call ran with, as LangChain's note names them ("Executed instead: NAME with arguments
     {...}.")."""
     executed = read_tool_result((answer or {}).get("content")).executed
     return dict(executed["args"]) if executed else None
 
 
-def _allowed(interrupt: Mapping[str, Any]) -> tuple[str, ...]:
+def _allowed(interrupt: Mapping[str, object]) -> tuple[str, ...]:
     """The decision types the interrupt's response schema accepts (LangChain's discriminated union)."""
     schema = interrupt.get("response_schema") or {}
     mapping = (schema.get("discriminator") or {}).get("mapping") if isinstance(schema, Mapping) else None
     return tuple(mapping) if isinstance(mapping, Mapping) and mapping else ("approve", "edit", "reject")
 
 
-def _result(answer: Mapping[str, Any] | None) -> dict[str, Any]:
+def _result(answer: Mapping[str, object] | None) -> dict[str, Any]:
     """The result of a tool's envelope in its message (an edited call's comes after LangChain's note)."""
     envelope = tool_envelope((answer or {}).get("content")) or {}
     result = envelope.get("result")

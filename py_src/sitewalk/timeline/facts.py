@@ -92,7 +92,7 @@ class StepFacts:
         return bool(self.interrupts)
 
 
-def checkpoint_id(config: Any) -> str | None:
+def checkpoint_id(config: object) -> str | None:
     """The id in a checkpoint object or a config ({checkpoint_id} or {configurable: {checkpoint_id}})."""
     if not isinstance(config, Mapping):
         return None
@@ -141,7 +141,7 @@ def stable_namespace(namespace: str) -> str:
     return "|".join(part.split(":")[0] for part in namespace.split("|")) if namespace else ""
 
 
-def _subgraphs(tasks: Any) -> tuple[str, ...]:
+def _subgraphs(tasks: object) -> tuple[str, ...]:
     """The namespaces of the next tasks that run a subgraph with checkpoints of its own. langgraph dev names
     it in the task's `checkpoint`; Aegra leaves that empty and passes the subgraph's config as `state`."""
     found = set()
@@ -152,7 +152,7 @@ def _subgraphs(tasks: Any) -> tuple[str, ...]:
     return tuple(sorted(ns for ns in found if ns))
 
 
-def decision_of(message: Mapping[str, Any]) -> str:
+def decision_of(message: Mapping[str, object]) -> str:
     """The review decision a tool message shows: LangChain marks a rejection (`lc_data.decision`) and prefixes
     the result of an edited call with a note; any other answer ran as the model asked (approved)."""
     marked = _map(_map(message.get("additional_kwargs")).get("lc_data")).get("decision")
@@ -161,7 +161,7 @@ def decision_of(message: Mapping[str, Any]) -> str:
     return "edited" if _text(message.get("content")).startswith(EDITED_NOTE) else "approved"
 
 
-def _results(messages: list[Any]) -> tuple[tuple[str, str, str], ...]:
+def _results(messages: list[object]) -> tuple[tuple[str, str, str], ...]:
     tail: list[tuple[str, str, str]] = []
     for message in reversed(messages):
         if not isinstance(message, Mapping) or message.get("type") != "tool":
@@ -170,20 +170,20 @@ def _results(messages: list[Any]) -> tuple[tuple[str, str, str], ...]:
     return tuple(reversed(tail))
 
 
-def _answers(value: Any) -> tuple[Answer, ...]:
+def _answers(value: object) -> tuple[Answer, ...]:
     return tuple(Answer(str(a.get("question_id") or ""), str(a.get("question") or ""), str(a.get("kind") or ""),
                         a.get("answer")) for a in _list(value) if isinstance(a, Mapping))
 
 
-def _map(value: Any) -> Mapping[str, Any]:
+def _map(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) else None
 
 
@@ -192,7 +192,7 @@ def _short(text: str) -> str:
     return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content blocks
@@ -200,7 +200,7 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _last_message(message: Any) -> LastMessage | None:
+def _last_message(message: object) -> LastMessage | None:
     if not isinstance(message, Mapping):
         return None
     text = _text(message.get("content"))
@@ -242,7 +242,7 @@ def _interrupts(entry: Mapping[str, Any]) -> tuple[Interruption, ...]:
     return tuple(found.values())
 
 
-def _interruption(item: Mapping[str, Any]) -> Interruption:
+def _interruption(item: Mapping[str, object]) -> Interruption:
     value = _map(item.get("value"))
     kind = str(value.get("type") or "other")
     call = _map(value.get("tool_call") or value.get("toolCall"))
@@ -256,7 +256,7 @@ def _interruption(item: Mapping[str, Any]) -> Interruption:
     return Interruption(str(item.get("id", "")), kind)
 
 
-def _action(record: Any) -> tuple[str, str, str] | None:
+def _action(record: object) -> tuple[str, str, str] | None:
     if not isinstance(record, Mapping):
         return None
     result = _map(record.get("result"))

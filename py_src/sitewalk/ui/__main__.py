@@ -27,7 +27,7 @@ def _load(path: str) -> Any:
         return json.load(handle)
 
 
-def _without_identity(spec: Any) -> Any:
+def _without_identity(spec: object) -> Any:
     if isinstance(spec, dict) and "identity" in spec:
         return {k: v for k, v in spec.items() if k != "identity"}
     return spec

@@ -18,7 +18,7 @@ issue, and the rest of that stream is ignored (the server refuses the same spec)
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sitewalk_shared.ui_spec.patch_stream import PatchStream
@@ -64,7 +64,7 @@ class LiveScreen:
         """
         return self._feed(candidate, text, lambda: PatchStream(copy.deepcopy(base) if base is not None else None))
 
-    def complete(self, candidate: SpecCandidate, spec: dict[str, Any] | None = None) -> list[Issue]:
+    def complete(self, candidate: SpecCandidate, spec: Mapping[str, object] | None = None) -> list[Issue]:
         """The call's spec is final (given, or what its stream built): validate and show or keep."""
         key = (candidate.tool_call_id, candidate.revision)
         stream = self._streams.pop(key, None)

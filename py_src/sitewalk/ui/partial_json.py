@@ -355,7 +355,7 @@ class PartialJsonParser:
     def _punct(self, char: str, where: int, completed: list) -> None:
         frame = self._stack[-1] if self._stack else None
         if char in "{[":
-            container: Any = {} if char == "{" else []
+            container: object = {} if char == "{" else []
             path = self._attach(container, where)
             if self.defer_depth is not None and len(path) >= self.defer_depth:
                 owner = frame.container if frame is not None else None
@@ -381,7 +381,7 @@ class PartialJsonParser:
             self._stack.pop()
             self._completed(frame.path, frame.container, completed)
 
-    def _scalar(self, value: Any, where: int, completed: list, is_key_ok: bool = False,
+    def _scalar(self, value: object, where: int, completed: list, is_key_ok: bool = False,
                 checked: bool = False) -> None:
         frame = self._stack[-1] if self._stack else None
         if frame is not None and frame.state in (_KEY_OR_END, _KEY):
@@ -417,7 +417,7 @@ class PartialJsonParser:
         frame.state = _COMMA_OR_END
         return path
 
-    def _completed(self, path: Path, value: Any, completed: list) -> None:
+    def _completed(self, path: Path, value: object, completed: list) -> None:
         completed.append((path, value))
         if not path:
             self.done = True

@@ -20,7 +20,7 @@ from sitewalk_shared.ui_spec.validate import MAX_DEPTH, Issue, validate_spec
 __all__ = ["ElementChecks", "ProgressiveScreen", "renderable", "root_ready"]
 
 
-def _element_ok(element: Any) -> bool:
+def _element_ok(element: object) -> bool:
     if not isinstance(element, dict):
         return False
     model = CATALOG.get(element.get("type"))  # type: ignore[arg-type]
@@ -41,7 +41,7 @@ class ElementChecks:
     def __init__(self) -> None:
         self._seen: dict[str, tuple[Any, Any, bool]] = {}  # key -> (type, props object, ok)
 
-    def __call__(self, key: str, element: Any) -> bool:
+    def __call__(self, key: str, element: object) -> bool:
         if not isinstance(element, dict):
             return False
         kind, props = element.get("type"), element.get("props")
@@ -61,7 +61,7 @@ class ElementChecks:
                 self._seen.pop(key, None)
 
 
-def renderable(partial: Any, complete: Collection[str],
+def renderable(partial: object, complete: Collection[str],
                element_ok: Callable[[str, Any], bool] | None = None) -> dict[str, Any] | None:
     """The renderable part of a partial spec, or None while its root cannot render."""
     check = element_ok or (lambda _key, element: _element_ok(element))
@@ -70,10 +70,10 @@ def renderable(partial: Any, complete: Collection[str],
     root, elements = partial.get("root"), partial["elements"]
     if not isinstance(root, str) or root not in complete or not check(root, elements.get(root)):
         return None
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     ok: dict[str, bool] = {}
 
-    def usable(key: Any) -> bool:
+    def usable(key: object) -> bool:
         if not isinstance(key, str) or key not in complete or key not in elements:
             return False
         if key not in ok:
@@ -96,7 +96,7 @@ def renderable(partial: Any, complete: Collection[str],
     return {"root": root, "elements": out}
 
 
-def root_ready(partial: Any, complete: Collection[str], settled: Collection[str]) -> bool:
+def root_ready(partial: object, complete: Collection[str], settled: Collection[str]) -> bool:
     """The new root is complete, its children list is final, and every child it lists arrived."""
     if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
         return False
@@ -133,7 +133,7 @@ class ProgressiveScreen:
         self.issues = []
         self._checks = ElementChecks()  # a new spec: nothing to remember from the last one
 
-    def update(self, partial: Any, complete: Collection[str], settled: Collection[str]) -> bool:
+    def update(self, partial: object, complete: Collection[str], settled: Collection[str]) -> bool:
         """A new partial state; True when `shown` changed."""
         if not self.streaming:
             self.begin(self.identity)

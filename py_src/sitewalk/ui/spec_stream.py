@@ -66,7 +66,7 @@ class SpecStream:
         """The complete arguments; raises `PartialJsonError` if the stream ended early."""
         return self.parser.close()
 
-    def _on_value(self, path: tuple, value: Any, progress: SpecProgress) -> None:
+    def _on_value(self, path: tuple, value: object, progress: SpecProgress) -> None:
         if path == ("root",):
             if isinstance(value, str):
                 self.root = value

@@ -8,7 +8,6 @@ data in a context is escaped unless it is itself template output.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -28,7 +27,7 @@ ENV = Environment(
 ENV.filters["call_label"] = lambda state: LABELS.get(state, state)
 
 
-def render_template(template: str, **context: Any) -> TemplateHtml:
+def render_template(template: str, **context: object) -> TemplateHtml:
     """Render one of the app's own templates (autoescaped: data in `context` is escaped unless it is
     itself template output)."""
     return TemplateHtml(ENV.get_template(template).render(**context))

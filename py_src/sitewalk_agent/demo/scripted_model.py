@@ -682,7 +682,7 @@ class ScriptedInspectionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "sitewalk-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+    def bind_tools(self, tools: Sequence[object], **kwargs: object) -> Any:
         # The script knows its tools; accept and ignore the schemas. Pacing (fragment_delay, set by
         # the graph's model settings) is bound like any model setting.
         delay = kwargs.get("fragment_delay")
@@ -696,7 +696,7 @@ class ScriptedInspectionModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> ChatResult:
         chunks = self._chunks(messages)
         merged = chunks[0]
@@ -709,7 +709,7 @@ class ScriptedInspectionModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in self._chunks(messages):
             yield ChatGenerationChunk(message=chunk)
@@ -720,7 +720,7 @@ class ScriptedInspectionModel(BaseChatModel):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         fragment_delay: float = 0.0,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> AsyncIterator[ChatGenerationChunk]:
         for k, chunk in enumerate(self._chunks(messages)):
             if fragment_delay and k:

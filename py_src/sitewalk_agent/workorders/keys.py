@@ -7,6 +7,7 @@ See the package docstring for the rule. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sitewalk_shared.contracts.canonical import sha256_of
@@ -29,7 +30,7 @@ def substance_of(inspection_id: str | None, subject: str, ui_spec: dict[str, Any
             "risk": ",".join(risks) or "none", "findings": findings}
 
 
-def work_order_key(substance: dict[str, Any]) -> str:
+def work_order_key(substance: Mapping[str, object]) -> str:
     """`work-order:{inspection}:{subject}:{risk}:{digest}`: equal substances give equal keys."""
     digest = sha256_of(substance)[:12]
     return f"work-order:{substance['inspection_id']}:{substance['subject']}:{substance['risk']}:{digest}"

@@ -52,7 +52,7 @@ def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]
     return user_namespace(owner, *NAMESPACE, safe)
 
 
-def record_hash(record: Mapping[str, Any]) -> str:
+def record_hash(record: Mapping[str, object]) -> str:
     """The hash of a record: every field but `hash` itself, `prev_hash` included."""
     return sha256_of({k: v for k, v in record.items() if k != "hash"})
 
@@ -84,7 +84,7 @@ def _key_seq(key: str) -> int:
     return int(head) if head.isdigit() else -1
 
 
-def _check_record(key: str, record: Mapping[str, Any], seq: int, prev: str) -> ChainProblem | None:
+def _check_record(key: str, record: Mapping[str, object], seq: int, prev: str) -> ChainProblem | None:
     if not isinstance(record, Mapping):
         return ChainProblem(key, "not a record (not a JSON object)")
     found = record.get("seq")
@@ -131,7 +131,7 @@ def verify_chain(items: Iterable[tuple[str, Mapping[str, Any]]]) -> ChainProblem
     return _check_head(head, len(keys), prev)
 
 
-def _check_head(head: Any, count: int, last_hash: str) -> ChainProblem | None:
+def _check_head(head: object, count: int, last_hash: str) -> ChainProblem | None:
     if head is None:
         return ChainProblem(HEAD_KEY, "the head pointer is missing") if count else None
     if not isinstance(head, Mapping) or head.get("seq") != count or head.get("hash") != last_hash:
@@ -146,12 +146,12 @@ def committed_head(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"seq": int(record["seq"]), "hash": str(record["hash"])}
 
 
-def _seq_of(head: Any) -> int:
+def _seq_of(head: object) -> int:
     seq = head.get("seq") if isinstance(head, Mapping) else None
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else -1
 
 
-def later_head(current: Any, new: Any) -> Any:
+def later_head(current: object, new: object) -> Any:
     """The state's reducer for STATE_HEAD: the head with the higher sequence number wins, so neither a
     fork from an older checkpoint's values nor a client's state update can move it back."""
     return new if _seq_of(new) >= _seq_of(current) else current

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 __all__ = ["args_hash", "canonical_json", "sha256_of"]
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Sorted keys, no spaces, non-ASCII kept; ValueError for NaN or an infinity."""
     try:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -28,11 +27,11 @@ def canonical_json(value: Any) -> str:
         raise ValueError(f"not canonical JSON: NaN and infinities have no JSON form ({error})") from error
 
 
-def sha256_of(value: Any) -> str:
+def sha256_of(value: object) -> str:
     """The sha256 (lowercase hex) of `value`'s canonical JSON, UTF-8 encoded."""
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
-def args_hash(args: Any) -> str:
+def args_hash(args: object) -> str:
     """The hash of a tool call's arguments that a review card and an audit record both name."""
     return sha256_of(args)

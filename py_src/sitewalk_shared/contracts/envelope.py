@@ -13,11 +13,13 @@ reconciled, never as failed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .headless_wire import FailureEnvelope, SuccessEnvelope
 from .tool_result import tool_envelope
 
 PROTOCOL = 1
@@ -69,18 +71,19 @@ ToolOutcome = ToolSuccess | ToolFailure
 _outcome = TypeAdapter(ToolOutcome)
 
 
-def ok_result(tool: str, tool_call_id: str, result: dict[str, Any]) -> dict[str, Any]:
-    return ToolSuccess(tool=tool, tool_call_id=tool_call_id, result=result).model_dump(mode="json")
+def ok_result(tool: str, tool_call_id: str, result: Mapping[str, object]) -> SuccessEnvelope:
+    dumped = ToolSuccess(tool=tool, tool_call_id=tool_call_id, result=dict(result)).model_dump(mode="json")
+    return cast(SuccessEnvelope, dumped)
 
 
 def error_result(
-    tool: str, tool_call_id: str, code: ErrorCode | str, message: str, **detail: Any
-) -> dict[str, Any]:
+    tool: str, tool_call_id: str, code: ErrorCode | str, message: str, **detail: object
+) -> FailureEnvelope:
     error = ToolError(code=ErrorCode(code), message=message, detail=detail)
-    return ToolFailure(tool=tool, tool_call_id=tool_call_id, error=error).model_dump(mode="json")
+    return cast(FailureEnvelope, ToolFailure(tool=tool, tool_call_id=tool_call_id, error=error).model_dump(mode="json"))
 
 
-def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | ToolFailure:
+def parse_result(value: object, *, tool: str, tool_call_id: str) -> ToolSuccess | ToolFailure:
     """Read what came back for a tool call: Sitewalk's envelope, the SDK's {"error": str}, or a bare value.
 
     Anything unreadable becomes a `ToolFailure(serialization_failed)` rather than an exception,
@@ -114,12 +117,12 @@ def parse_result(value: Any, *, tool: str, tool_call_id: str) -> ToolSuccess | T
     )
 
 
-def unknown_outcome(tool: str, tool_call_id: str, message: str, **detail: Any) -> dict[str, Any]:
+def unknown_outcome(tool: str, tool_call_id: str, message: str, **detail: object) -> FailureEnvelope:
     """The envelope of a call whose request went out and whose answer never came."""
     return error_result(tool, tool_call_id, ErrorCode.timeout, message, **detail, outcome=OUTCOME_UNKNOWN)
 
 
-def is_outcome_unknown(envelope: Any) -> bool:
+def is_outcome_unknown(envelope: object) -> bool:
     """Whether an envelope (a dict, or a tool message's content: JSON text, after any edit notice) says the
     outcome is unknown."""
     if isinstance(envelope, (str, list)):

@@ -14,6 +14,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -60,7 +61,7 @@ def reviewed_substance(inspection_id: str, subject: str) -> dict[str, Any]:
     return {"inspection_id": inspection_id, "subject": " ".join(_words(subject)) or subject.strip()}
 
 
-def reviewed_order_key(substance: dict[str, Any]) -> str:
+def reviewed_order_key(substance: Mapping[str, object]) -> str:
     """`work-order:{inspection}:{subject slug}:{digest}`: the key of a reviewed `create_work_order`.
 
     The slug is for people (at most 60 characters); the digest, over the whole substance, is what

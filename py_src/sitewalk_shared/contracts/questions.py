@@ -13,7 +13,7 @@ refused answer asks the same question again with `error` saying why, so nothing 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,7 +57,7 @@ class InvalidAnswer(SitewalkError, ValueError):
     code = "invalid_answer"
 
 
-def question_of(value: Any) -> QuestionRequest | None:
+def question_of(value: object) -> QuestionRequest | None:
     """The question an interrupt's value asks, or None when it is something else (a tool, a review)."""
     if not isinstance(value, Mapping) or value.get("type") != QUESTION_TYPE:
         return None
@@ -71,7 +71,7 @@ _YES = {"yes", "y", "true"}
 _NO = {"no", "n", "false"}
 
 
-def parse_answer(kind: str, raw: Any) -> bool | int:
+def parse_answer(kind: str, raw: object) -> bool | int:
     """The answer as its kind's value: yes_no -> bool, number -> a whole number 0..MAX_COUNT.
 
     Raises InvalidAnswer saying what is expected."""
@@ -93,7 +93,7 @@ def parse_answer(kind: str, raw: Any) -> bool | int:
     return raw
 
 
-def answer_text(kind: str, value: Any) -> str:
+def answer_text(kind: str, value: object) -> str:
     """An answer as people read it: yes / no, or the number."""
     if kind == "yes_no" and isinstance(value, bool):
         return "yes" if value else "no"

@@ -42,7 +42,7 @@ class ToolResult:
         return self.executed is not None
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content blocks: strings or {"type": "text", "text": ...}
@@ -51,7 +51,7 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def read_tool_result(content: Any) -> ToolResult:
+def read_tool_result(content: object) -> ToolResult:
     """The tool's response and, for an edited call, what ran (see the module docstring)."""
     text = _text(content)
     if not text.startswith(EDIT_NOTICE_START):
@@ -72,7 +72,7 @@ def _executed(notice: str) -> dict[str, Any] | None:
     return {"name": name.strip(), "args": args} if isinstance(args, dict) else None
 
 
-def tool_envelope(content: Any) -> dict[str, Any] | None:
+def tool_envelope(content: object) -> dict[str, Any] | None:
     """The JSON object the tool answered (after any edit notice), or None when it is not one."""
     try:
         body = json.loads(read_tool_result(content).body)

@@ -32,6 +32,6 @@ def work_orders_namespace(owner: str | None = None) -> tuple[str, ...]:
     return user_namespace(owner, *NAMESPACE)
 
 
-def mirror_of(order: Mapping[str, Any], inspection_id: str | None) -> dict[str, Any]:
+def mirror_of(order: Mapping[str, object], inspection_id: str | None) -> dict[str, Any]:
     """The public fields of a ticket-system row (no substance, no who-closed-it), as the mirror keeps them."""
     return {**{field: order.get(field) for field in MIRRORED}, "inspection_id": inspection_id}

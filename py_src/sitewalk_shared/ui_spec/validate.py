@@ -7,6 +7,7 @@ valid: a spec without issues also fits the structural model (`sitewalk_shared.ui
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -45,11 +46,11 @@ class Issue:
         return asdict(self)
 
 
-def validate_spec(spec: Any) -> list[Issue]:
+def validate_spec(spec: object) -> list[Issue]:
     """Every issue of `spec` ({root, elements}); empty means valid."""
     if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
         return [Issue("invalid_shape", None, "a spec is an object with 'root' and 'elements'", _SHAPE_REPAIR)]
-    elements: dict[str, Any] = spec["elements"]
+    elements: dict[str, object] = spec["elements"]
     issues: list[Issue] = []
     extra = sorted(map(str, set(spec) - _SPEC_KEYS))
     if extra:
@@ -68,7 +69,7 @@ def validate_spec(spec: Any) -> list[Issue]:
     return issues
 
 
-def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Issue]:
+def _element_issues(key: str, element: object, elements: Mapping[str, object]) -> list[Issue]:
     if not isinstance(element, dict) or not isinstance(element.get("type"), str):
         return [Issue("invalid_shape", key, "an element is an object with a string 'type'",
                       "Give the element a 'type' from the catalog, 'props' and 'children'.")]
@@ -107,7 +108,7 @@ def _element_issues(key: str, element: Any, elements: dict[str, Any]) -> list[Is
     return issues
 
 
-def _tree_issues(root: str, elements: dict[str, Any]) -> list[Issue]:
+def _tree_issues(root: str, elements: Mapping[str, object]) -> list[Issue]:
     """Walk from the root once: cycles, depth, and elements nothing reaches."""
     issues: list[Issue] = []
     reached: set[str] = set()
