@@ -2,9 +2,10 @@
 its title from the tool's own contract (pure).
 
 The review card shows this first and the raw JSON one tap away (`review_card.j2`). Titles come from the
-contract's JSON Schema (`sitewalk_shared.contracts.field_actions`: each pydantic field's `title`, the
-action's name from `ACTION_TITLES`), so the words cannot drift from what the tool takes. A tool the device
-has no contract for is named by its code name made readable, its arguments by their keys.
+contract's JSON Schema (`sitewalk_shared.contracts.field_actions`: each pydantic field's `title`), the
+action's name from `calls.words.call_title` (the one title a call has, the call list's too), so the words
+cannot drift from what the tool takes. A tool the device has no contract for is named by its code name
+made readable, its arguments by their keys.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sitewalk_shared.contracts.field_actions import ACTION_TITLES, FIELD_ARGS
+from sitewalk_shared.contracts.field_actions import FIELD_ARGS
+
+from .calls.words import call_title
 
 __all__ = ["CallInWords", "call_in_words", "value_in_words"]
 
@@ -60,4 +63,4 @@ def call_in_words(name: str, args: Mapping[str, Any]) -> CallInWords:
     order = [key for key in props if key in args] + sorted(key for key in args if key not in props)
     fields = tuple((str((props.get(key) or {}).get("title") or _readable(key)), value_in_words(args[key]))
                    for key in order)
-    return CallInWords(ACTION_TITLES.get(name) or _readable(name), fields)
+    return CallInWords(call_title(name), fields)

@@ -170,7 +170,7 @@ class RecordingView:
     def user_text(self, message_id: str, text: str) -> None:
         self.events.append(("user_text", text))
 
-    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "", answer: object = None) -> None:
         self.events.append(("tool_call", name, state, detail))
 
     def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:

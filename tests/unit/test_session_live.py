@@ -30,7 +30,7 @@ class RecordingView:
     def user_text(self, message_id, text):
         self.events.append(("user_text", text))
 
-    def tool_call(self, call_id, name, state, detail=""):
+    def tool_call(self, call_id, name, state, detail="", answer=None):
         self.events.append(("tool_call", name, state, detail))
 
     def tool_args(self, call_id, text, replace=False):

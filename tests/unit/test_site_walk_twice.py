@@ -77,7 +77,7 @@ class _View:
     def __init__(self):
         self.events = []
 
-    def tool_call(self, call_id, name, state, detail=""):
+    def tool_call(self, call_id, name, state, detail="", answer=None):
         self.events.append(("tool_call", call_id, str(state), detail))
 
     def __getattr__(self, name):

@@ -13,6 +13,7 @@ from typing import Any
 from sitewalk_shared.ui_spec.validate import Issue
 
 from ..bridge import dom
+from ..calls.words import ExpectedAnswer
 from ..timeline import TimelineShown
 from ..ui.templating import render_template
 from .renderer import KeyedRenderer
@@ -57,12 +58,18 @@ class DomView:
         node = self._child("sw-transcript", "p", "data-message-id", message_id)
         node.textContent = text
 
-    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "",
+                  answer: ExpectedAnswer | None = None) -> None:
+        """The call's row: its title and code name, its state (or an expected answer's words), its detail."""
         node = self._child("sw-tool-calls", "li", "data-call-id", call_id)
         node.dataset.state = state
         node.dataset.tool = name
+        if answer is not None:
+            node.dataset.answer = answer.code  # an ordinary answer: styled as such, not as a failure
+        elif node.hasAttribute("data-answer"):
+            node.removeAttribute("data-answer")
         head = self._part(node, "span", "sw-tool-head", first=True)  # its arguments' node is left alone
-        dom.set_html(head, render_template("tool_call.j2", name=name, state=state, detail=detail))
+        dom.set_html(head, render_template("tool_call.j2", name=name, state=state, detail=detail, answer=answer))
 
     def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
         """Only the new text goes into the call's argument node (a snapshot replaces it)."""

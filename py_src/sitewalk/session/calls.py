@@ -18,6 +18,12 @@ A server tool whose request went out and whose answer never came (its tool messa
 `call_outcomes` (the server's reconciliation by idempotency key, `sitewalk_agent.outcomes`) says how
 it ended; then it moves on from `outcome_unknown` to that end, with the work order found.
 
+A typed error the tool's contract lists as an ordinary answer (`calls.words.expected_answer`:
+`read_local_draft`'s `not_found` on a device with no draft) stays `failed` in the lifecycle (the call did
+not return a draft; the agent goes on from it), but the view reads its words ("No saved draft on this
+device") instead of "failed" and the message the model got; its code stays on the row. Every other error
+reads failed, with its code and message.
+
 A call the reviewer rejected (its tool message says so: `contracts.tool_result.rejection`) is shown
 `rejected` ("rejected by the reviewer", with the reviewer's reason as its detail), never `failed`: it did
 not run.
@@ -38,9 +44,10 @@ from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, 
 
 from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
+from ..calls.words import ExpectedAnswer, expected_answer
 from .view import View
 
-__all__ = ["CallBoard", "envelope_detail", "error_summary", "ran_detail"]
+__all__ = ["CallBoard", "envelope_detail", "error_code", "error_summary", "ran_detail"]
 
 
 class CallBoard:
@@ -59,13 +66,14 @@ class CallBoard:
         found = self.lifecycles.get(call_id)
         return found.status if found else None
 
-    def show(self, call_id: str, name: str, state: str, detail: str = "") -> bool:
+    def show(self, call_id: str, name: str, state: str, detail: str = "",
+             answer: ExpectedAnswer | None = None) -> bool:
         """Move the call to `state` (through the states it must have passed) and show it.
 
         False, and nothing shown, when the call cannot get there (it already left that state)."""
         if not self._move(call_id, state):
             return False
-        self.view.tool_call(call_id, name, self.lifecycles[call_id].status, detail)
+        self.view.tool_call(call_id, name, self.lifecycles[call_id].status, detail, answer)
         return True
 
     def args(self, update: CallUpdate) -> None:
@@ -83,7 +91,9 @@ class CallBoard:
 
     def ended(self, call_id: str, name: str, envelope: Mapping[str, object]) -> None:
         """This device answered the call with `envelope` (the call ran here)."""
-        self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope))
+        error = envelope.get("error")
+        code = error.get("code") if isinstance(error, Mapping) else None
+        self._ran(call_id, name, bool(envelope.get("ok")), envelope_detail(envelope), code)
 
     def settle(self, messages: list[object], outcomes: Mapping[str, object] | None = None) -> None:
         """A tool message in the state is the server's word on how a call ended (shown once); for a call
@@ -108,7 +118,8 @@ class CallBoard:
                 self.view.tool_args(call_id, json.dumps(result.executed["args"], ensure_ascii=False, sort_keys=True),
                                     replace=True)
             failed = message.get("status") == "error"
-            self._ran(call_id, name, not failed, ran_detail(result, failed))
+            self._ran(call_id, name, not failed, ran_detail(result, failed),
+                      error_code(result.body) if failed else None)
 
     def _unknown(self, call_id: str, name: str, content: Any, outcome: Any) -> None:
         """Shown `outcome_unknown` (once) until the reconciled outcome says how the call ended."""
@@ -122,12 +133,15 @@ class CallBoard:
             self._move(call_id, CallStatus.RUNNING)
             self.show(call_id, name, CallStatus.OUTCOME_UNKNOWN, error_summary(content))
 
-    def _ran(self, call_id: str, name: str, ok: bool, detail: str) -> None:
-        """A call that ran ended: through `running`, never `args_ready → failed` (that means bad arguments)."""
+    def _ran(self, call_id: str, name: str, ok: bool, detail: str, code: object = None) -> None:
+        """A call that ran ended: through `running`, never `args_ready → failed` (that means bad arguments).
+        A failure whose code the tool's contract lists as an ordinary answer is shown in its words."""
         self.settled.add(call_id)
         if self.status(call_id) not in (CallStatus.RUNNING, CallStatus.OUTCOME_UNKNOWN):
             self._move(call_id, CallStatus.RUNNING)  # it ran, unseen: the end is what is shown
-        self.show(call_id, name, CallStatus.SUCCEEDED if ok else CallStatus.FAILED, detail)
+        answer = None if ok else expected_answer(name, code)
+        self.show(call_id, name, CallStatus.SUCCEEDED if ok else CallStatus.FAILED,
+                  "" if answer else detail, answer)
 
 
 def envelope_detail(envelope: Mapping[str, Any]) -> str:
@@ -152,14 +166,29 @@ def ran_detail(result: ToolResult, failed: bool) -> str:
     return "; ".join(said)
 
 
-def error_summary(content: object) -> str:
-    """'code: message' from a failed tool message's envelope (after any edit notice), or its text."""
+def _body(content: object) -> object:
+    """A tool message's body parsed (after any edit notice); the text itself when it is not JSON."""
     if isinstance(content, (str, list)):
         content = read_tool_result(content).body
     try:
-        body = json.loads(content) if isinstance(content, str) else content
+        return json.loads(content) if isinstance(content, str) else content
     except ValueError:
-        return str(content)[:200]
+        return content
+
+
+def error_code(content: object) -> str | None:
+    """The typed error's code of a failed tool message's envelope, or None when it has none."""
+    body = _body(content)
+    error = body.get("error") if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) else None
+
+
+def error_summary(content: object) -> str:
+    """'code: message' from a failed tool message's envelope (after any edit notice), or its text."""
+    body = _body(content)
+    if isinstance(body, str):
+        return body[:200]
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return f"{body['error'].get('code')}: {body['error'].get('message')}"
     if isinstance(body, dict) and body.get("issues"):

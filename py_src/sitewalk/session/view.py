@@ -10,6 +10,7 @@ from typing import Protocol
 
 from sitewalk_shared.ui_spec.validate import Issue
 
+from ..calls.words import ExpectedAnswer
 from ..timeline import TimelineShown
 
 __all__ = ["View"]
@@ -25,8 +26,10 @@ class View(Protocol):
     def user_text(self, message_id: str, text: str) -> None:
         """The inspector's own words (a message sent, or one read back when an inspection reopens)."""
 
-    def tool_call(self, call_id: str, name: str, state: str, detail: str = "") -> None:
-        """Where a tool call is in its lifecycle (`streaming.CallState`), with an error's detail."""
+    def tool_call(self, call_id: str, name: str, state: str, detail: str = "",
+                  answer: ExpectedAnswer | None = None) -> None:
+        """Where a tool call is in its lifecycle (`calls.lifecycle.CallStatus`), with an error's detail; an
+        expected typed answer (`calls.words`) is read in its words instead of the state's label."""
 
     def tool_args(self, call_id: str, text: str, replace: bool = False) -> None:
         """A call's arguments as they stream: `text` is the new fragment, appended to what is shown;

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ..base.trusted import TemplateHtml
 from ..calls.lifecycle import LABELS
+from ..calls.words import call_title
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -25,6 +26,8 @@ ENV = Environment(
 )
 # A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
 ENV.filters["call_label"] = lambda state: LABELS.get(state, state)
+# A tool call reads as its title ("Read the saved draft"); the code name stays beside it (`calls.words`).
+ENV.filters["call_title"] = call_title
 
 
 def render_template(template: str, **context: object) -> TemplateHtml:

@@ -7,6 +7,8 @@ they disagree.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -90,10 +92,16 @@ class ReadLocalDraftResult(DraftFields):
 
 @dataclass(frozen=True)
 class ToolContract:
+    """A headless tool: what the model is told (name, description, schemas, all in `digest`) and what an
+    inspector reads of a call to it (`title`, and `expected`: the typed errors that are an ordinary answer,
+    each in words, e.g. not_found from a device with no draft). The words are not part of the wire contract."""
+
     name: str
     description: str
     args: type[BaseModel]
     result: type[BaseModel]
+    title: str = ""  # the call as a person names it ("Read the saved draft"); every contract has one (tested)
+    expected: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False, compare=False)
 
     @property
     def digest(self) -> str:
@@ -109,6 +117,8 @@ class ToolContract:
 
 READ_LOCAL_DRAFT = ToolContract(
     name="read_local_draft",
+    title="Read the saved draft",
+    expected={"not_found": "No saved draft on this device"},
     description=(
         "Read the inspector's draft for an inspection from the device. Runs in the inspector's "
         "browser. Fails with not_found when there is no draft, corrupt_data when it is unreadable."
@@ -134,6 +144,7 @@ class SaveLocalDraftResult(BaseModel):
 
 SAVE_LOCAL_DRAFT = ToolContract(
     name="save_local_draft",
+    title="Save the draft on this device",
     description=(
         "Save the inspector's draft for an inspection on the device (IndexedDB), replacing any earlier "
         "draft of that inspection. Runs in the inspector's browser. Fails with unavailable when the "
@@ -158,6 +169,7 @@ class StartBlankDraftResult(ReadLocalDraftResult):
 
 START_BLANK_DRAFT = ToolContract(
     name="start_blank_draft",
+    title="Start a blank draft",
     description=(
         "Start a blank draft (no site, inspector, findings or risk yet) for an inspection on the device, "
         "after read_local_draft failed with not_found; show it so the inspector can fill its fields. Runs in "
@@ -196,6 +208,7 @@ class GetCurrentLocationResult(BaseModel):
 
 GET_CURRENT_LOCATION = ToolContract(
     name="get_current_location",
+    title="Find this device's position",
     description=(
         "Get the device's current position (latitude, longitude, accuracy in metres, time of the fix, source). "
         "Runs in the inspector's browser; the inspector is first shown the purpose and may decline. When the "
@@ -225,6 +238,7 @@ class AttachPhotoResult(BaseModel):
 
 ATTACH_PHOTO = ToolContract(
     name="attach_photo",
+    title="Pick a photo",
     description=(
         "Ask the inspector to pick a photo on the device and return its metadata only: name, size, MIME "
         "type and SHA-256 (never the image). Runs in the inspector's browser. Fails with "
@@ -249,6 +263,7 @@ class MeasureNoiseLevelResult(BaseModel):
 # not_implemented at once, and the run must go on.
 MEASURE_NOISE_LEVEL = ToolContract(
     name="measure_noise_level",
+    title="Measure the noise level",
     description="Measure the ambient noise level at the site with the device's microphone. Runs in the browser.",
     args=MeasureNoiseLevelArgs,
     result=MeasureNoiseLevelResult,
