@@ -81,8 +81,21 @@ def test_start_without_a_draft_starts_a_blank_one_that_the_device_keeps(app):
     inspection = f"inspection-66-{uuid.uuid4().hex[:6]}"
     app.open()
     app.start(inspection)  # nothing saved for it on this device
-    assert app.tool_call("read_local_draft").get_attribute("data-state") == "failed"
-    assert "start_blank_draft" in app.tool_call("read_local_draft").inner_text()  # the error names its recovery
+    read = app.tool_call("read_local_draft")
+    assert read.get_attribute("data-state") == "failed"  # the lifecycle: it returned no draft
+    # ... but an inspector reads the ordinary state of a new device, not an alarm (issue 29)
+    assert read.get_attribute("data-answer") == "not_found"
+    assert read.locator(".sw-tool-state").inner_text() == "No saved draft on this device"
+    assert read.locator(".sw-tool-state").get_attribute("title") == "failed: not_found"
+    assert read.locator(".sw-tool-name").inner_text() == "Read the saved draft"
+    assert read.locator(".sw-tool-code").inner_text() == "read_local_draft"
+    assert "failed" not in read.inner_text() and "not_found" not in read.inner_text()
+    colour = read.locator(".sw-tool-state").evaluate("(e) => getComputedStyle(e).color")
+    danger = app.page.evaluate("""() => { const p = document.createElement('p');
+        p.style.color = 'var(--danger)'; document.body.append(p);
+        const c = getComputedStyle(p).color; p.remove(); return c; }""")
+    assert colour != danger  # not painted as a failure
+    assert app.tool_call("start_blank_draft").locator(".sw-tool-name").inner_text() == "Start a blank draft"
     assert app.tool_call("start_blank_draft").get_attribute("data-state") == "succeeded"
     card = app.page.locator(CARD)
     assert card.locator(".sw-card-site").inner_text().strip() == "Site"  # an empty field to fill
@@ -132,6 +145,8 @@ def test_a_corrupt_indexeddb_record_is_corrupt_data_naming_the_key_and_not_repla
     call = app.tool_call("read_local_draft")
     assert call.get_attribute("data-state") == "failed"
     assert "corrupt_data" in call.inner_text() and f"sitewalk:draft:{inspection}" in call.inner_text()
+    assert call.locator(".sw-tool-state").inner_text() == "failed"  # a real failure still says so
+    assert call.get_attribute("data-answer") is None
     assert app.watch.console_errors == []  # a typed error, not an exception in the console
     assert app.tool_call("start_blank_draft").count() == 0
     transcript = app.page.locator("#sw-transcript").inner_text()

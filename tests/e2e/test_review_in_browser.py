@@ -133,6 +133,9 @@ def test_an_edited_call_runs_with_the_edited_args(app, workorders_db):
                                                          timeout=30_000)
     shown = json.loads(call.locator(".sw-tool-args").inner_text())
     assert (shown["subject"], shown["priority"]) == ("Replace the east rail bolt", "urgent")
+    # Named as the review card named it, the code name beside it (issue 29).
+    assert call.locator(".sw-tool-name").inner_text() == "Raise a work order"
+    assert call.locator(".sw-tool-code").inner_text() == "create_work_order" == call.get_attribute("data-tool")
     # Once every card is decided, the agent reports the edit as an edit, not as "not run".
     _card(app, SUBJECTS[1]).get_by_role("button", name="Approve").click()
     _tool_card(app, "notify_site_manager").get_by_role("button", name="Approve").click()

@@ -21,6 +21,10 @@ def test_draft_goes_headless_tool_then_resume_then_rendered_card_and_the_runs_ch
     assert call.get_attribute("data-state") == "succeeded"
     # its arguments stay under its state, appended fragment by fragment as they streamed
     assert json.loads(call.locator(".sw-tool-args").inner_text()) == {"inspection_id": "inspection-42"}
+    # each call named as a person would, its code name beside it (issue 29)
+    assert call.locator(".sw-tool-name").inner_text() == "Read the saved draft"
+    assert call.locator(".sw-tool-code").inner_text() == "read_local_draft"
+    assert app.tool_call("render_ui").locator(".sw-tool-name").inner_text() == "Draw a screen"
     card = page.locator("#sw-screen [data-sw-id='card']")
     assert "Pier 4, north berth" in card.inner_text()
     assert "Ana Ruiz" in card.inner_text() and "Loose bollard bolt" in card.inner_text()

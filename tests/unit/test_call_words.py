@@ -25,7 +25,7 @@ from sitewalk_agent.toolkit import field_review_middleware, sitewalk_middleware
 from sitewalk_shared.contracts.field_actions import ACTION_TITLES
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
-NOT_FOUND = {"ok": False, "error": {"code": "not_found", "message": "no draft for inspection-7; call start_blank_draft"}}
+NOT_FOUND = {"ok": False, "error": {"code": "not_found", "message": "no draft for inspection-7; start one"}}
 CORRUPT = {"ok": False, "error": {"code": "corrupt_data", "message": "sitewalk:draft:inspection-7 is unreadable"}}
 
 
@@ -84,7 +84,7 @@ def test_only_an_answer_the_contract_lists_is_expected():
 
 def test_a_device_with_no_draft_reads_in_words_and_stays_failed_in_the_lifecycle():
     view = Recorded()
-    calls = CallBoard(view)  # type: ignore[arg-type]
+    calls = CallBoard(view)
     calls.show("d1", "read_local_draft", S.ARGS_READY)
     calls.ended("d1", "read_local_draft", NOT_FOUND)
     assert calls.status("d1") is S.FAILED  # data-state and every rule reading the lifecycle are unchanged
@@ -94,7 +94,7 @@ def test_a_device_with_no_draft_reads_in_words_and_stays_failed_in_the_lifecycle
 
 def test_a_real_failure_of_the_same_tool_still_reads_failed_with_its_code_and_message():
     view = Recorded()
-    calls = CallBoard(view)  # type: ignore[arg-type]
+    calls = CallBoard(view)
     calls.ended("d1", "read_local_draft", CORRUPT)
     assert view.rows[-1] == ("read_local_draft", "failed",
                              "corrupt_data: sitewalk:draft:inspection-7 is unreadable", None)
@@ -103,7 +103,7 @@ def test_a_real_failure_of_the_same_tool_still_reads_failed_with_its_code_and_me
 def test_the_servers_tool_message_of_no_draft_reads_in_words_too():
     """A reload learns the call's end from the thread's state: the same words as when the device answered."""
     view = Recorded()
-    calls = CallBoard(view)  # type: ignore[arg-type]
+    calls = CallBoard(view)
     calls.settle([{"type": "tool", "tool_call_id": "d1", "name": "read_local_draft", "status": "error",
                    "content": json.dumps(NOT_FOUND)},
                   {"type": "tool", "tool_call_id": "d2", "name": "get_current_location", "status": "error",
@@ -120,11 +120,11 @@ def _text(html: str) -> str:
 def test_the_row_says_the_title_keeps_the_code_name_and_reads_an_expected_answer_without_failed():
     row = render_template("tool_call.j2", name="read_local_draft", state="failed", detail="",
                           answer=expected_answer("read_local_draft", "not_found"))
-    assert _text(row) == "Read the saved draft read_local_draft No saved draft on this device"
+    assert _text(row) == "Read the saved draft No saved draft on this device read_local_draft"
     assert 'class="sw-tool-code">read_local_draft<' in row and 'title="failed: not_found"' in row
     failed = render_template("tool_call.j2", name="read_local_draft", state="failed",
                              detail="corrupt_data: unreadable", answer=None)
-    assert _text(failed) == "Read the saved draft read_local_draft failed corrupt_data: unreadable"
+    assert _text(failed) == "Read the saved draft failed read_local_draft corrupt_data: unreadable"
 
 
 def test_a_name_with_markup_is_escaped_in_the_row():

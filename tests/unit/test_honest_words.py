@@ -83,7 +83,8 @@ def test_a_call_in_words_uses_the_contracts_titles_and_a_persons_name_for_the_to
     photos = call_in_words("archive_photos", {"inspection_id": "i-1", "photo_ids": ["p1", "p2"]})
     assert (photos.title, photos.fields[-1]) == ("Archive photos", ("Photos", "p1, p2"))
     unknown = call_in_words("measure_noise_level", {"duration_s": 5, "extra": {"a": 1}})
-    assert unknown.title == "Measure noise level" and unknown.fields == (("Duration s", "5"), ("Extra", '{"a": 1}'))
+    # titled by its headless contract; no field action's schema: its arguments by their keys made readable
+    assert unknown.title == "Measure the noise level" and unknown.fields == (("Duration s", "5"), ("Extra", '{"a": 1}'))
     assert [value_in_words(v) for v in (None, "", True, False, [])] == ["not set", "not set", "yes", "no", "not set"]
 
 
