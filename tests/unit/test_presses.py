@@ -65,6 +65,7 @@ def presses(monkeypatch):
     ffi = types.ModuleType("pyodide.ffi")
     ffi.create_proxy = ffi.create_once_callable = lambda f: f
     ffi.to_js = lambda value, **_: value
+    ffi.JsException = type("JsException", (Exception,), {})
     for name, module in {"js": js, "pyodide": types.ModuleType("pyodide"), "pyodide.ffi": ffi}.items():
         monkeypatch.setitem(sys.modules, name, module)
     for name in ("sitewalk.bridge.presses", "sitewalk.bridge.tasks", "sitewalk.bridge.dom"):
@@ -149,4 +150,34 @@ def test_a_touch_on_a_moved_button_is_told_by_what_is_under_the_finger_not_by_it
     p.keeper.up(_event(p.edit))
     assert p.got == [p.kept(p.edit)]
     p.keeper.click(_event(p.replay))  # the tap's click, on what is under the finger now: not a second press
+    assert p.got == [p.kept(p.edit)]
+
+
+def test_the_review_cards_region_answers_a_press_on_a_card_drawn_anew(presses, monkeypatch):
+    """The card regions (review and question cards) listen through `on_press`: a press whose card was drawn
+    anew under the pointer reaches the review view's handler, as the timeline's does."""
+    p = presses
+    listeners: dict[str, object] = {}
+    p.panel.addEventListener = lambda kind, listener, *_: listeners.setdefault(kind, listener)
+    module = sys.modules["sitewalk.bridge.presses"]
+    monkeypatch.setattr(module.js, "document", SimpleNamespace(
+        addEventListener=lambda kind, listener, *_: listeners.setdefault(kind, listener)), raising=False)
+    before = set(sys.modules)
+    monkeypatch.delitem(sys.modules, "sitewalk.app.regions", raising=False)
+    try:
+        _press_a_card_drawn_anew(p, listeners, importlib.import_module("sitewalk.app.regions"), monkeypatch)
+    finally:  # what was imported here against the stand-in `js` goes with it
+        for name in set(sys.modules) - before:
+            sys.modules.pop(name, None)
+
+
+def _press_a_card_drawn_anew(p, listeners, regions, monkeypatch):
+    monkeypatch.setattr(regions.dom, "element", lambda _id: SimpleNamespace(parentNode=None, nextSibling=None))
+    monkeypatch.setattr(regions.dom, "ensure_element", lambda *_args, **_kw: p.panel)
+    region = regions.CardRegion("sw-reviews", "sw-reviews", p.got.append, "Reviews", "[data-review-action]")
+    assert region.node() is p.panel and region.node() is p.panel  # its listeners attached once
+    listeners["pointerdown"](_event(p.edit))
+    p.edit.isConnected = False  # the cards were drawn again between press and release
+    p.under.append(Node("approve, drawn anew", p.rows, control=True))
+    listeners["pointerup"](_event(p.edit))
     assert p.got == [p.kept(p.edit)]

@@ -16,6 +16,7 @@ from ..agentserver.client import AgentServerClient
 from ..base.device_errors import StorageError
 from ..base.server_errors import AgentServerError, Unauthorized
 from ..bridge import dom, storage, tasks
+from ..bridge.presses import on_press
 from ..inspections import Inspection, InspectionList
 from ..ui.seen_inspections import KEY as SEEN_KEY
 from ..ui.seen_inspections import seen_record
@@ -50,7 +51,7 @@ class InspectionsView:
 
     def attach(self) -> None:
         tasks.on("sw-inspections-more", "click", self.more)
-        tasks.on("sw-inspections", "click", self._on_click)
+        on_press("sw-inspections", "button[data-thread-id]", self._on_click)  # the list is drawn anew as runs end
 
     async def refresh(self) -> None:
         """Read the list again from its first page (after a start, when a run ends). Of refreshes that

@@ -29,7 +29,7 @@ class QuestionCardsView:
         self.pending: list[dict[str, Any]] = []
         self.refusals: dict[str, tuple[str, str]] = {}  # interrupt id -> (code, message), until drawn anew
         self._region = CardRegion(CONTAINER, "sw-questions", self._on_click, "Questions from the agent",
-                                  on_keydown=self._on_keydown)
+                                  "[data-question-answer]", on_keydown=self._on_keydown)
 
     def questions(self, pending: list[dict[str, Any]]) -> None:
         before = {q["interrupt_id"] for q in self.pending}

@@ -6,7 +6,8 @@ the dirty elements' shallow templates, fills their slots with the children's exi
 puts each top dirty node in place of its old one; the first screen is parsed whole, in one HTML
 write (`dom.set_html`, the page's one HTML sink). Several `show` calls within a frame make one DOM
 pass. Clicks are delegated: one listener on the screen container, `on_action(element_id, action,
-subject)` for a `[data-sw-action]` button.
+subject)` for a `[data-sw-action]` button, also for a press the browser loses when the screen moves or
+is drawn anew under the pointer (`bridge.presses.on_press`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..bridge import dom, or_none, tasks
+from ..bridge.presses import on_press
 from ..ui.keyed import SLOT_TAG, plan_update, shallow_html
 from ..ui.render import render_spec
 
@@ -35,16 +37,15 @@ class KeyedRenderer:
         self._nodes: dict[str, Any] = {}
         self._pending: dict[str, Any] | None = None
         self._frame_requested = False
-        self._listener: Any = None
+        self._attached: Any = None  # the container whose clicks are delegated here
         self._template = dom.create("template")
 
     def attach(self) -> None:
         """Delegate clicks on the container (call again after the container was recreated)."""
         container = dom.element(self.container_id)
-        if self._listener is None:
-            self._listener = tasks.handler(self._on_click)
-        container.removeEventListener("click", self._listener)
-        container.addEventListener("click", self._listener)
+        if self._attached is None or not container.isSameNode(self._attached):
+            self._attached = container
+            on_press(container, "[data-sw-action]", self._on_click)
 
     def reset(self) -> None:
         self.shown = None

@@ -31,7 +31,7 @@ class ReviewCardsView:
     def __init__(self, on_submit: Submit) -> None:
         self.on_submit = on_submit
         self.board = ReviewBoard()
-        self._region = CardRegion(CONTAINER, "sw-reviews", self._on_click, "Reviews")
+        self._region = CardRegion(CONTAINER, "sw-reviews", self._on_click, "Reviews", "[data-review-action]")
 
     def reviews(self, pending: list[dict[str, Any]]) -> None:
         before = set(self.board.pending)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..base.server_errors import Unauthorized
 from ..bridge import dom, tasks
+from ..bridge.presses import on_press
 from ..signin import SignIn, SignInError
 from ..ui.templating import render_template
 
@@ -34,7 +35,7 @@ class SignInView:
 
     def attach(self) -> None:
         tasks.on(PANEL, "submit", self._on_submit)
-        tasks.on(PANEL, "click", self._on_click)
+        on_press(PANEL, "button[data-sw-signin='sign-out']", self._on_click)
         if self.signin.identity is not None:
             self._draw()
 

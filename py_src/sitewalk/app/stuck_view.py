@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..bridge import dom, tasks
+from ..bridge import dom
+from ..bridge.presses import on_press
 from ..ui.templating import render_template
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class StuckPanelView:
         self.run: StuckRun | None = None
         self.refusal: tuple[str, str] | None = None
         self.busy = False
-        self._listener: Any = None
+        self._attached = False
 
     def stuck(self, run: StuckRun | None) -> None:
         self.run, self.refusal, self.busy = run, None, False
@@ -40,9 +41,9 @@ class StuckPanelView:
 
     def _node(self) -> Any:
         node = dom.element(PANEL)
-        if self._listener is None:  # one delegated listener for both buttons
-            self._listener = tasks.handler(self._on_click)
-            node.addEventListener("click", self._listener)
+        if not self._attached:  # one delegated listener for both buttons, which keeps a press the browser loses
+            self._attached = True
+            on_press(node, "[data-stuck-action]", self._on_click)
         return node
 
     def _draw(self) -> None:

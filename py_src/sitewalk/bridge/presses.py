@@ -2,12 +2,14 @@
 
 A press that the page moves or draws anew under the pointer before its release gets no click on the
 control (`base.presses`): the timeline is drawn again when a run ends and moves down while the transcript
-above it streams, so on a slow phone such a press did nothing. `on_press` keeps the container's one
-delegated click listener and adds a pointer listener: a press on one of its controls (`selector`)
-released where it went down but lost by the browser is handed to the same callback, as a click on the
-control pressed (its node, maybe detached: the callback reads what it is from its attributes). The click
-the browser may still send for that press elsewhere (a touch's click goes to what is under the finger
-then) is dropped, so a press acts once. A keyboard's click (detail 0) is never dropped.
+above it streams, so on a slow phone such a press did nothing; the review and question cards, the screen's
+buttons, the inspections list, the stuck-run panel and the sign-in panel move and are drawn anew the same
+way. `on_press` keeps the container's one delegated click listener and adds a pointer listener: a press on
+one of its controls (`selector`) released where it went down but lost by the browser is handed to the same
+callback, as a click on the control pressed (its node, maybe detached: the callback reads what it is from
+its attributes). The click the browser may still send for that press elsewhere (a touch's click goes to
+what is under the finger then) is dropped, so a press acts once. A keyboard's click (detail 0) is never
+dropped.
 """
 
 from __future__ import annotations
@@ -84,11 +86,12 @@ class _Presses:
         self.act(event)
 
 
-def on_press(container_id: str, selector: str, callback: Callable[[Any], Any]) -> None:
-    """`callback(event)` for each click in the container, and for each press on a `selector` control in it
-    that the browser would lose (see the module's docstring). The release is listened for on the whole
-    document: a moved control may be released outside the container."""
-    container = dom.element(container_id)
+def on_press(container: str | Any, selector: str, callback: Callable[[Any], Any]) -> None:
+    """`callback(event)` for each click in the container (its id, or its element), and for each press on a
+    `selector` control in it that the browser would lose (see the module's docstring). The release is
+    listened for on the whole document: a moved control may be released outside the container."""
+    if isinstance(container, str):
+        container = dom.element(container)
     presses = _Presses(container, selector, callback)
     container.addEventListener("pointerdown", handler(presses.down))
     container.addEventListener("click", handler(presses.click))
