@@ -1,5 +1,5 @@
 """The device's stores over a dict, for tests under CPython: `DictStorage` is a synchronous
-`sitewalk.device_storage.KeyValueStore` (localStorage in the browser), `MemoryStore` an
+`sitewalk.base.device_storage.KeyValueStore` (localStorage in the browser), `MemoryStore` an
 `AsyncKeyValueStore` of `sitewalk.headless.local_draft` (IndexedDB in the browser)."""
 
 from __future__ import annotations

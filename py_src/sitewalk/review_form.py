@@ -12,7 +12,7 @@ draws one input per property of the contract's `model_json_schema()`:
 `read_form` turns what the inputs hold (strings; a checkbox's bool) back into arguments: numbers are
 parsed, an empty optional field is left out (the contract's default applies), and each field that
 cannot be read is named. `check_args` then checks them with the tool's own model
-(`timeline.typed_value`, the one checker of typed values), so nothing is sent until they fit.
+(`typed_value`, the one checker of typed values), so nothing is sent until they fit.
 Written by hand: the few schema shapes Sitewalk's contracts use do not warrant a form library, and
 this runs in Pyodide where every package is bytes on a phone's first visit.
 """
@@ -28,8 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .timeline.errors import InvalidEdit
-from .timeline.typed_value import pattern_choices, typed_args
+from .typed_value import InvalidEdit, pattern_choices, typed_args
 
 __all__ = ["FormField", "check_args", "form_fields", "read_form", "schema_of"]
 

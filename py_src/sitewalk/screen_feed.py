@@ -6,7 +6,7 @@
   here, or when it differs from what was built here: the server's word wins).
 
 Pure: the view is any `ScreenView` (the session's `View` is one). A spec that fails validation
-leaves the last good screen; the view gets its issues and its text as plain lines (`screen_fallback`).
+leaves the last good screen; the view gets its issues and its text as plain lines (`ui.screen_fallback`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from sitewalk_shared.ui_spec.inline import InlineSplitter
 from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from sitewalk_shared.ui_spec.validate import Issue
 
-from .screen_fallback import fallback_lines, patched_for_fallback
 from .streaming import CallState, MessageText, ToolCallProgress
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen
+from .ui.screen_fallback import fallback_lines, patched_for_fallback
 
 __all__ = ["PUSH_INTERVAL_S", "ScreenFeed", "ScreenView"]
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from sitewalk_shared.errors import SitewalkError
 
 from .agentserver.client import AgentServerClient
+from .base.device_storage import KeyValueStore
 from .base.server_errors import AgentServerError, Unauthorized
-from .device_storage import KeyValueStore
 
 __all__ = ["WHOAMI", "Identity", "SignIn", "SignInError", "SignInUnavailable", "TokenInvalid", "TokenRefused",
            "check_token"]

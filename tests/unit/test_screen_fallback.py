@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sitewalk.screen_fallback import MAX_LINES, fallback_lines, patched_for_fallback
+from sitewalk.ui.screen_fallback import MAX_LINES, fallback_lines, patched_for_fallback
 
 SPEC = {"root": "screen", "elements": {
     "confirm": {"type": "ConfirmButton", "props": {"label": "Create work order", "action": "create_work_order"}},

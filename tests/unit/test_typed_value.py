@@ -3,7 +3,7 @@
 import pytest
 
 from sitewalk.timeline import InvalidEdit
-from sitewalk.timeline.typed_value import typed_object
+from sitewalk.typed_value import typed_object
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
 LOCATION = TOOL_CONTRACTS["get_current_location"].result

@@ -39,7 +39,7 @@ from sitewalk_shared.contracts.tools import (
 )
 
 from ..base.device_errors import StorageError
-from ..device_storage import KeyValueStore
+from ..base.device_storage import KeyValueStore
 from .registry import ToolFailed
 
 __all__ = ["AsyncKeyValueStore", "KeyValueStore", "draft_key", "read_local_draft",

@@ -36,7 +36,7 @@ from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
 from ..timeline import InvalidEdit, RestorePreview, UnknownCheckpoint, checkpoint_object, restore_preview
 from ..timeline.facts import StepFacts
-from ..timeline.typed_value import typed_object
+from ..typed_value import typed_object
 from .parts import ThreadParts
 from .travel import NOTHING_TO_REPLAY, TimeTravel
 

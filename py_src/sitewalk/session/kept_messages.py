@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sitewalk_shared.errors import SitewalkError
 
-from ..device_storage import KeyValueStore
+from ..base.device_storage import KeyValueStore
 
 __all__ = ["KeptMessages", "Outgoing", "StoredOutboxCorrupt"]
 

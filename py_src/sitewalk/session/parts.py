@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..agentserver.client import AgentServerClient
-from ..device_storage import KeyValueStore
+from ..base.device_storage import KeyValueStore
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch
 from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed

@@ -25,7 +25,7 @@ from sitewalk_shared.contracts.field_actions import FIELD_ARGS
 from ..review_form import check_args, form_fields, read_form, schema_of
 from ..review_words import call_in_words
 from ..timeline.errors import InvalidEdit
-from ..timeline.typed_value import typed_object
+from ..typed_value import typed_object
 from .refusals import Refused
 from .reviews import PendingReview
 

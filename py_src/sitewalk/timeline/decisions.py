@@ -25,9 +25,9 @@ from typing import Any
 from sitewalk_shared.contracts.field_actions import FIELD_ARGS, reviewed_order_key, reviewed_substance
 from sitewalk_shared.contracts.tool_result import read_tool_result, tool_envelope
 
+from ..typed_value import typed_object
 from .errors import InvalidEdit
 from .facts import decision_of
-from .typed_value import typed_object
 
 __all__ = ["DecisionEffect", "ReviewedCall", "ReviewedStep", "decide", "effects", "order_key", "reviewed_step"]
 

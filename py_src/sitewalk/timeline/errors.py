@@ -1,21 +1,16 @@
-"""The timeline's typed errors: each says what was refused, and nothing was changed."""
+"""The timeline's typed errors: each says what was refused, and nothing was changed.
+
+`TimelineError` and `InvalidEdit` are defined with the checker of typed values (`sitewalk.typed_value`),
+which the review form uses too; they are handed on here beside the rest."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from sitewalk_shared.errors import SitewalkError
+from ..typed_value import InvalidEdit, TimelineError
 
 __all__ = ["HistoryPageFailed", "HistoryNeedsSignIn", "InvalidEdit", "ReplayDeclined", "ReplayWouldBeDeclined",
            "RunActive", "SIGN_IN_TO_LOAD", "StaleResponse", "TimelineError", "UnknownCheckpoint"]
 
 SIGN_IN_TO_LOAD = "sign in to load more: the timeline keeps the steps it has"
-
-
-class TimelineError(SitewalkError, ValueError):
-    """Base of every refused time-travel request."""
-
-    code = "timeline_error"
 
 
 class UnknownCheckpoint(TimelineError):
@@ -67,19 +62,6 @@ class ReplayDeclined(TimelineError):
     def __init__(self, tool: str, tool_call_id: str, reason: str) -> None:
         super().__init__(f"the replay asked {tool} again and it was declined ({reason}); the branch before stays")
         self.tool, self.tool_call_id, self.reason = tool, tool_call_id, reason
-
-
-class InvalidEdit(TimelineError):
-    """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON).
-
-    `fields` names each argument that does not fit and why (`{"priority": "must be one of ..."}`), so a
-    form can say it under the field; empty when the value as a whole is wrong (not JSON, not an object)."""
-
-    code = "invalid_edit"
-
-    def __init__(self, message: str, fields: Mapping[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.fields: dict[str, str] = dict(fields or {})
 
 
 class ReplayWouldBeDeclined(ReplayDeclined):

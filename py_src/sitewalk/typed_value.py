@@ -1,18 +1,43 @@
 """A value the inspector typed at a step (a tool's answer, a call's arguments), read as a JSON object and
 checked by the tool's own pydantic model; `InvalidEdit` saying what does not fit, field by field, so
-nothing is sent. The review card's form (`sitewalk.review_form`) checks its arguments here too."""
+nothing is sent. The review card's form (`sitewalk.review_form`) checks its arguments here too.
+
+Below both the timeline and the review form, so neither imports the other for it. `InvalidEdit` is a
+`TimelineError` (the time-travel view shows any `TimelineError` by its code), so the base lives here
+with it; `sitewalk.timeline.errors` hands both on beside the timeline's other refusals."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import InvalidEdit
+from sitewalk_shared.errors import SitewalkError
 
-__all__ = ["pattern_choices", "typed_args", "typed_object"]
+__all__ = ["InvalidEdit", "TimelineError", "pattern_choices", "typed_args", "typed_object"]
+
+
+class TimelineError(SitewalkError, ValueError):
+    """Base of every refused time-travel request."""
+
+    code = "timeline_error"
+
+
+class InvalidEdit(TimelineError):
+    """A value changed at a step that does not fit (an answer of the wrong kind, a result that is not JSON).
+
+    `fields` names each argument that does not fit and why (`{"priority": "must be one of ..."}`), so a
+    form can say it under the field; empty when the value as a whole is wrong (not JSON, not an object)."""
+
+    code = "invalid_edit"
+
+    def __init__(self, message: str, fields: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.fields: dict[str, str] = dict(fields or {})
+
 
 # A pattern that only lists alternatives, e.g. ^(low|normal|high|urgent)$: a choice list in disguise.
 _ALTERNATIVES = re.compile(r"^\^\(([\w .-]+(?:\|[\w .-]+)*)\)\$$")
