@@ -13,7 +13,6 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ..base.trusted import TemplateHtml
 from ..calls.lifecycle import LABELS
-from ..calls.words import call_title
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -26,8 +25,18 @@ ENV = Environment(
 )
 # A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
 ENV.filters["call_label"] = lambda state: LABELS.get(state, state)
-# A tool call reads as its title ("Read the saved draft"); the code name stays beside it (`calls.words`).
-ENV.filters["call_title"] = call_title
+
+
+def _call_title(name: str) -> str:
+    """A tool call reads as its title ("Read the saved draft"); the code name stays beside it. Imported at the
+    first call row drawn, not with the first screen: `calls.words` reads the contracts, which need pydantic
+    (tests/e2e/test_boot_imports.py)."""
+    from ..calls.words import call_title
+
+    return call_title(name)
+
+
+ENV.filters["call_title"] = _call_title
 
 
 def render_template(template: str, **context: object) -> TemplateHtml:
