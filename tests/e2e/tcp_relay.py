@@ -23,6 +23,7 @@ class TcpRelay:
         self._frozen: set[socket.socket] = set()
         self._lock = threading.Lock()
         self.cuts = 0
+        self.heartbeats = 0  # `: heartbeat` comments passed on to the client (langgraph dev sends one every 5 s)
         threading.Thread(target=self._accept, daemon=True).start()
 
     @property
@@ -76,6 +77,8 @@ class TcpRelay:
                     break
                 if source not in self._frozen:  # a frozen connection swallows what it receives
                     sink.sendall(data)
+                    if b": heartbeat" in data:
+                        self.heartbeats += 1
         except OSError:
             pass
         finally:
