@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitewalk_shared.contracts.trace_wire import SpanParent, format_traceparent, parse_traceparent
+from sitewalk_shared.contracts.trace_wire import SpanParent, format_traceparent, inspection_root, parse_traceparent
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 SPAN = "00f067aa0ba902b7"
@@ -30,3 +30,12 @@ def test_the_w3c_example_reads():
 ])
 def test_an_invalid_traceparent_is_none(value):
     assert parse_traceparent(value) is None
+
+
+def test_an_inspection_always_names_the_same_trace_and_a_fork_names_its_own():
+    root = inspection_root("thread-1")
+    assert root == inspection_root("thread-1")
+    assert parse_traceparent(format_traceparent(root.trace_id, root.span_id)) == root
+    assert inspection_root("thread-2").trace_id != root.trace_id
+    fork = inspection_root("thread-1", forked_from="cp-7")
+    assert fork.trace_id not in {root.trace_id, inspection_root("thread-1", forked_from="cp-8").trace_id}

@@ -4,6 +4,9 @@
   the interrupt value of a headless tool call or a review, naming the span the browser's work belongs under.
 - Browser to server: the device's finished spans, as `DeviceSpan` dicts, to be exported by the server's
   OpenTelemetry pipeline under that parent.
+- Both sides: `inspection_root` names one inspection's trace from its thread id (and, for a replay or a
+  fork, the checkpoint it left), so every run of the inspection, and the device's spans made before any
+  interrupt (the boot, the Start press), land in one trace without a round trip to agree on it.
 
 TypedDicts and plain functions: this module costs nothing when the browser boots and nothing when tracing
 is off. The `traceparent` reader and writer are hand-written because the only maintained one
@@ -13,6 +16,7 @@ the W3C text exactly (version 00, lowercase hex, all-zero ids invalid).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
@@ -22,6 +26,7 @@ __all__ = [
     "DeviceSpan",
     "SpanParent",
     "format_traceparent",
+    "inspection_root",
     "parse_traceparent",
 ]
 
@@ -69,3 +74,13 @@ def parse_traceparent(value: object) -> SpanParent | None:
 def format_traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
     """The `traceparent` header value for a span (version 00)."""
     return f"00-{trace_id}-{span_id}-{'01' if sampled else '00'}"
+
+
+def inspection_root(thread_id: str, forked_from: str | None = None) -> SpanParent:
+    """The root of one inspection's trace: ids derived from the thread (and the checkpoint a replay or fork left).
+
+    sha256 of a fixed prefix and the ids: the same inspection always names the same trace, a replay or a
+    fork from a checkpoint names a trace of its own, and neither side has to store or exchange the ids.
+    """
+    digest = hashlib.sha256(f"sitewalk-trace:{thread_id}:{forked_from or ''}".encode()).hexdigest()
+    return SpanParent(trace_id=digest[:32], span_id=digest[32:48], sampled=True)
