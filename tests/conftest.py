@@ -1,5 +1,7 @@
 """Shared fixtures. `agent_server`: one real agent server for the session, on a free port;
 `auth_server`: another, with sign-in (a token file), started when a test asks for it.
+`standin` / `provider_server`: the provider stand-in, and an agent server whose model is a real provider
+client talking to it (once per provider).
 
 Under pytest-xdist (`./sw test` runs `-n`) every worker is a session of its own: its own servers on
 their own ports and state folders, its own work-order database (under the worker's tmp folder).
@@ -24,6 +26,7 @@ for path in (ROOT / "py_src", ROOT):
         sys.path.insert(0, str(path))
 
 from agent_servers import SERVER_START_SECONDS, serve_agent, server_kind  # noqa: E402
+from provider_standin import PROVIDERS, ProviderStandin  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +49,23 @@ def agent_server(workorders_db):
         yield external.rstrip("/")
         return
     yield from serve_agent(server_kind(), "agent_server")
+
+
+@pytest.fixture(scope="session")
+def standin():
+    """The provider stand-in (tests/provider_standin): one loopback HTTP server speaking OpenAI's and
+    Anthropic's streaming formats, recording every request."""
+    with ProviderStandin() as running:
+        yield running
+
+
+@pytest.fixture(scope="module", params=PROVIDERS)
+def provider_server(request, standin, workorders_db):
+    """(provider, the URL of an agent server of the session's kind whose model is that provider's real
+    LangChain client, talking to the stand-in); one per provider and test module."""
+    name = f"{request.param}_{request.module.__name__.rsplit('.', 1)[-1]}"
+    for url in serve_agent(server_kind(), name, env=standin.env(request.param)):
+        yield request.param, url
 
 
 @pytest.fixture(scope="session")

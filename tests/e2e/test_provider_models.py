@@ -8,24 +8,8 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-from agent_servers import serve_agent, server_kind
-from provider_standin import PROVIDERS, ProviderStandin
-
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
          "findings": ["Rust on the east railing", "Loose bollard bolt"], "risk": "high"}
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with ProviderStandin() as running:
-        yield running
-
-
-@pytest.fixture(scope="module", params=PROVIDERS)
-def provider_server(request, standin, workorders_db):
-    for url in serve_agent(server_kind(), f"{request.param}_model_e2e", env=standin.env(request.param)):
-        yield request.param, url
 
 
 def test_a_screen_streamed_as_a_real_providers_tool_arguments_builds_up_in_the_browser(

@@ -15,10 +15,8 @@ import json
 import uuid
 from typing import Any
 
-import pytest
-from agent_servers import serve_agent, server_kind
 from langgraph_sdk import get_client
-from provider_standin import PROVIDERS, ProviderStandin
+from provider_standin import ProviderStandin
 from provider_standin.script import REPAIRED_TITLE, WORK_ORDER_SUBJECTS
 
 from sitewalk_shared.contracts.envelope import ok_result
@@ -26,19 +24,6 @@ from sitewalk_shared.contracts.envelope import ok_result
 DRAFT = {"inspection_id": "x", "site": "Pier 4, north berth", "inspector": "Ana", "findings": ["rust"], "risk": "high"}
 FIX = {"latitude": 59.3293, "longitude": 18.0686, "accuracy_m": 12.5, "timestamp": "2026-12-06T04:00:00Z",
        "source": "device"}
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with ProviderStandin() as running:
-        yield running
-
-
-@pytest.fixture(scope="module", params=PROVIDERS)
-def provider_server(request, standin, workorders_db):
-    """(provider, the URL of an agent server whose model is that provider's client, talking to the stand-in)."""
-    for url in serve_agent(server_kind(), f"{request.param}_model", env=standin.env(request.param)):
-        yield request.param, url
 
 
 def _conversation(standin: ProviderStandin, provider: str, inspection: str) -> list[Any]:

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
-from provider_standin import PROVIDERS, ProviderStandin
+from provider_standin import PROVIDERS
 from provider_standin.conversation import from_anthropic, from_openai
 from provider_standin.wire import anthropic_events, openai_events
 
@@ -19,12 +19,6 @@ from sitewalk_agent.models import make_model
 from sitewalk_shared.contracts.tools import BROWSER_TOOL_CONTRACTS
 
 PARALLEL = "Start inspection inspection-42\nstandin: parallel"
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with ProviderStandin() as running:
-        yield running
 
 
 @pytest.fixture(params=PROVIDERS)
