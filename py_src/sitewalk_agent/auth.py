@@ -127,10 +127,13 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
 def _stamp_owner(value: dict[str, Any], identity: str) -> None:
     """The owner the server set, over whatever the caller wrote in the request's metadata. In place: the
     servers keep using the dict they passed (a new one would be ignored). An update merges its metadata
-    into the thread's, so without this a caller could hand his own thread to another inspector."""
+    into the thread's, so without this a caller could hand his own thread to another inspector; a request
+    that names another owner is refused (403), not quietly corrected, so the client knows it was not done."""
     metadata = value.get("metadata")
     if not isinstance(metadata, dict):
         metadata = value["metadata"] = {}
+    if metadata.get(OWNER, identity) != identity:
+        raise _forbidden("a thread's owner is the inspector signed in; it cannot be set to another")
     metadata[OWNER] = identity
 
 

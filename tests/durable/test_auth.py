@@ -123,10 +123,26 @@ def test_another_inspector_cannot_touch_a_thread(http):
 
 
 def test_the_owner_cannot_be_forged(http):
-    created = http.post("/threads", json={"metadata": {"owner": "ana"}}, headers=BEN).json()
+    forged = http.post("/threads", json={"metadata": {"owner": "ana"}}, headers=BEN)
+    assert forged.status_code == 403 and "owner" in forged.text
+    created = http.post("/threads", json={"metadata": {"site": "pier 4"}}, headers=BEN).json()
     assert created["metadata"]["owner"] == "ben"
     assert http.get(f"/threads/{created['thread_id']}", headers=ANA).status_code in DENIED
     assert http.get(f"/threads/{created['thread_id']}", headers=BEN).status_code == 200
+    named_self = http.post("/threads", json={"metadata": {"owner": "ben"}}, headers=BEN)
+    assert named_self.status_code == 200 and named_self.json()["metadata"]["owner"] == "ben"
+
+
+def test_a_thread_cannot_be_handed_to_another_inspector(http):
+    """An update that names another owner is refused, and the thread stays its owner's (the SDK probe of
+    Dec 6 found it quietly corrected instead: the client was told it had worked)."""
+    created = http.post("/threads", json={}, headers=BEN).json()
+    handed = http.patch(f"/threads/{created['thread_id']}", json={"metadata": {"owner": "ana"}}, headers=BEN)
+    assert handed.status_code == 403 and "owner" in handed.text
+    assert http.get(f"/threads/{created['thread_id']}", headers=BEN).json()["metadata"]["owner"] == "ben"
+    assert http.get(f"/threads/{created['thread_id']}", headers=ANA).status_code in DENIED
+    renamed = http.patch(f"/threads/{created['thread_id']}", json={"metadata": {"site": "x"}}, headers=BEN)
+    assert renamed.status_code == 200 and renamed.json()["metadata"]["owner"] == "ben"
 
 
 def test_store_namespaces_belong_to_their_identity(http):

@@ -2,9 +2,10 @@
 the owner the server set (py_src/sitewalk_agent/auth.py), on both servers, through the official
 Python SDK (`langgraph_sdk`), the way any client of the Agent Server API would try it.
 
-Ben owns his threads. Whatever he writes as `owner` (on create, update, a run, a copy), the thread
-stays his: Ana's `threads.search()` never lists it and she cannot read it. What has no owner of its
-own to keep (assistants, crons) cannot be written at all; the store keeps ownership in the namespace.
+Ben owns his threads. A write that names another owner (on create, update, a run) is refused (403) and
+changes nothing; a copy is his; the thread stays his: Ana's `threads.search()` never lists it and she cannot
+read it. What has no owner of its own to keep (assistants, crons) cannot be written at all; the store keeps
+ownership in the namespace.
 """
 
 from __future__ import annotations
@@ -63,8 +64,11 @@ async def refused(call: Awaitable[Any]) -> int:
 
 def test_create_keeps_the_creator_as_owner(signed_in_server):
     async def test(ana: LangGraphClient, ben: LangGraphClient) -> None:
-        thread = await ben.threads.create(metadata=FORGED)
-        assert (metadata(thread)["owner"], metadata(thread)["inspection_id"]) == ("ben", "inspection-9")
+        tag = {"inspection_id": f"inspection-{uuid.uuid4().hex[:8]}"}
+        assert await refused(ben.threads.create(metadata={**tag, "owner": "ana"})) == 403
+        assert await ben.threads.search(metadata=tag) == []  # nothing was created
+        thread = await ben.threads.create(metadata={**tag, "owner": "ben"})  # his own name is his
+        assert (metadata(thread)["owner"], metadata(thread)["inspection_id"]) == ("ben", tag["inspection_id"])
         await assert_still_bens(ana, ben, thread["thread_id"])
 
     as_ana_and_ben(signed_in_server, test)
@@ -72,9 +76,9 @@ def test_create_keeps_the_creator_as_owner(signed_in_server):
 
 def test_update_cannot_hand_a_thread_to_another_inspector(signed_in_server):
     async def test(ana: LangGraphClient, ben: LangGraphClient) -> None:
-        thread_id = (await ben.threads.create(metadata={"inspection_id": "inspection-9"}))["thread_id"]
-        updated = await ben.threads.update(thread_id, metadata=FORGED)
-        assert (metadata(updated)["owner"], metadata(updated)["inspection_id"]) == ("ben", "inspection-9")
+        thread_id = (await ben.threads.create(metadata={"inspection_id": "inspection-8"}))["thread_id"]
+        assert await refused(ben.threads.update(thread_id, metadata=FORGED)) == 403
+        assert metadata(await ben.threads.get(thread_id))["inspection_id"] == "inspection-8"  # nothing merged
         await assert_still_bens(ana, ben, thread_id)
 
     as_ana_and_ben(signed_in_server, test)
@@ -84,10 +88,14 @@ def test_a_run_on_his_thread_cannot_hand_it_over(signed_in_server):
     """runs.create and runs.stream carry metadata too (a run may create its thread); whoami is a one-step graph."""
     async def test(ana: LangGraphClient, ben: LangGraphClient) -> None:
         thread_id = (await ben.threads.create())["thread_id"]
-        run = await ben.runs.create(thread_id, "whoami", input={}, metadata=FORGED)
-        await ben.runs.join(thread_id, run["run_id"])
-        async for _ in ben.runs.stream(thread_id, "whoami", input={}, metadata=FORGED):
-            pass
+        assert await refused(ben.runs.create(thread_id, "whoami", input={}, metadata=FORGED)) == 403
+
+        async def stream() -> None:
+            async for _ in ben.runs.stream(thread_id, "whoami", input={}, metadata=FORGED):
+                pass
+
+        assert await refused(stream()) == 403
+        assert await ben.runs.list(thread_id) == []
         await assert_still_bens(ana, ben, thread_id)
 
     as_ana_and_ben(signed_in_server, test)
@@ -96,7 +104,10 @@ def test_a_run_on_his_thread_cannot_hand_it_over(signed_in_server):
 def test_a_run_that_creates_its_thread_stamps_the_runner(signed_in_server):
     async def test(ana: LangGraphClient, ben: LangGraphClient) -> None:
         thread_id = str(uuid.uuid4())
-        run = await ben.runs.create(thread_id, "whoami", input={}, metadata=FORGED, if_not_exists="create")
+        forged = ben.runs.create(thread_id, "whoami", input={}, metadata=FORGED, if_not_exists="create")
+        assert await refused(forged) == 403
+        assert await refused(ben.threads.get(thread_id)) == 404  # no thread was made
+        run = await ben.runs.create(thread_id, "whoami", input={}, if_not_exists="create")
         await ben.runs.join(thread_id, run["run_id"])
         await assert_still_bens(ana, ben, thread_id)
 
@@ -105,7 +116,7 @@ def test_a_run_that_creates_its_thread_stamps_the_runner(signed_in_server):
 
 def test_a_copy_is_the_copiers(signed_in_server):
     async def test(ana: LangGraphClient, ben: LangGraphClient) -> None:
-        thread_id = (await ben.threads.create(metadata=FORGED))["thread_id"]
+        thread_id = (await ben.threads.create(metadata={"inspection_id": "inspection-9"}))["thread_id"]
         try:
             await ben.threads.copy(thread_id)
         except httpx.HTTPStatusError as error:  # a server without thread copy (Aegra) answers 404/405
