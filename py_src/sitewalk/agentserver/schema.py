@@ -18,9 +18,11 @@ __all__ = [
     "Config",
     "DisconnectMode",
     "Interrupt",
+    "Item",
     "MultitaskStrategy",
     "Run",
     "RunStatus",
+    "SearchItemsResponse",
     "StreamMode",
     "Thread",
     "ThreadState",
@@ -206,3 +208,25 @@ class Assistant(TypedDict):
     """Its configuration."""
     metadata: NotRequired[dict[str, Any]]
     """What its creator attached."""
+
+
+class Item(TypedDict):
+    """A value in the server's key-value store (`/store/items`), e.g. one record of the audit trail."""
+
+    namespace: list[str]
+    """The labels it is stored under (`["audit", thread_id]`)."""
+    key: str
+    """Its key within the namespace."""
+    value: dict[str, object]
+    """What was stored (the store holds JSON objects only)."""
+    created_at: str
+    """When it was first stored (ISO 8601)."""
+    updated_at: str
+    """When it last changed (ISO 8601)."""
+
+
+class SearchItemsResponse(TypedDict):
+    """The answer to `POST /store/items/search`."""
+
+    items: list[Item]
+    """One page of the items under the prefix."""
