@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from sitewalk_shared.contracts.audit import HEAD_KEY, STATE_HEAD, ChainProblem, audit_namespace, verify_chain
 
@@ -52,14 +51,16 @@ def _seq(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def head_mismatch(records: list[dict[str, Any]], committed: Any) -> HeadMismatch | None:
+def head_mismatch(records: list[dict[str, object]], committed: object) -> HeadMismatch | None:
     """None when the head the thread's state committed (`audit_head`; None: nothing committed yet) is in
     the trail as it was; otherwise how the trail differs from it."""
     if committed is None:
         return None
     by_seq = {_seq(r.get("seq")): r for r in records if isinstance(r, dict)}
     ends_at = max((seq for seq in by_seq if seq is not None), default=0)
-    seq = _seq(committed.get("seq")) if isinstance(committed, dict) else None
+    if not isinstance(committed, dict):
+        return HeadMismatch("unreadable", -1, ends_at)
+    seq = _seq(committed.get("seq"))
     if seq is None or not isinstance(committed.get("hash"), str):
         return HeadMismatch("unreadable", -1, ends_at)
     if seq > ends_at:
@@ -74,10 +75,10 @@ def head_mismatch(records: list[dict[str, Any]], committed: Any) -> HeadMismatch
 class AuditTrail:
     thread_id: str
     namespace: tuple[str, ...]
-    records: list[dict[str, Any]] = field(default_factory=list)
-    head: dict[str, Any] | None = None
+    records: list[dict[str, object]] = field(default_factory=list)
+    head: dict[str, object] | None = None
     problem: ChainProblem | None = None
-    committed: Any = None  # the thread state's `audit_head` {seq, hash} (None: nothing committed yet)
+    committed: object = None  # the thread state's `audit_head` {seq, hash} (None: nothing committed yet)
     mismatch: HeadMismatch | None = None  # how the trail differs from `committed` (None: it does not)
     committed_unread: str | None = None  # why the thread's state could not be read (None: it was read)
 
@@ -109,8 +110,9 @@ class AuditTrail:
         return f"audit-{task}-{self.thread_id[:8]}.json"
 
 
-def _row(record: dict[str, Any]) -> dict[str, str]:
-    reviewer: dict[str, object] = record["reviewer"] if isinstance(record.get("reviewer"), dict) else {}
+def _row(record: dict[str, object]) -> dict[str, str]:
+    signed = record.get("reviewer")
+    reviewer: dict[str, object] = signed if isinstance(signed, dict) else {}
     who = str(reviewer.get("display_name") or reviewer.get("identity") or "—")
     if reviewer and not reviewer.get("authenticated"):
         who += " (unauthenticated)"

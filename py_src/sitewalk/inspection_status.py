@@ -28,7 +28,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from .agentserver.client import pending_interrupts
 
@@ -96,10 +95,11 @@ _CANCELLED = re.compile(r"^(asyncio\.(exceptions\.)?)?CancelledError(\(\)|: .*)?
 _REPR = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\((?P<quote>['\"])(?P<message>.*)(?P=quote)\)$", re.DOTALL)
 
 
-def failure_reason(state: Mapping[str, Any]) -> str | None:
+def failure_reason(state: Mapping[str, object]) -> str | None:
     """Why the thread's current step failed (None: no task of it failed). The servers keep a task's error
     as the exception's repr (`ValueError('bad')`): shown as `ValueError: bad`."""
-    for task in state.get("tasks") or []:
+    tasks = state.get("tasks")
+    for task in tasks if isinstance(tasks, list) else []:
         error = task.get("error") if isinstance(task, Mapping) else None
         if error:
             text = str(error)
@@ -155,12 +155,12 @@ def status_of_thread(thread: Mapping[str, object], newest_run: Mapping[str, obje
     return DONE
 
 
-def _listed_interrupts(thread: Mapping[str, object]) -> list[Mapping[str, Any]]:
+def _listed_interrupts(thread: Mapping[str, object]) -> list[Mapping[str, object]]:
     """The interrupts the listing gives (`{task_id: [interrupt, ...]}`), flattened, deduplicated by id."""
-    found: dict[str, Mapping[str, Any]] = {}
+    found: dict[str, Mapping[str, object]] = {}
     listed = thread.get("interrupts")
     for items in listed.values() if isinstance(listed, Mapping) else []:
-        for item in items or []:
+        for item in items if isinstance(items, list) else []:
             if isinstance(item, Mapping):
                 found.setdefault(str(item.get("id") or item.get("interrupt_id") or len(found)), item)
     return list(found.values())

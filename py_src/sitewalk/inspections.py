@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from .agentserver.client import AgentServerClient
 from .base.server_errors import AgentServerError, Unauthorized
@@ -38,13 +37,14 @@ class Inspection:
         return self.updated_at[:19].replace("T", " ")
 
     @classmethod
-    def of(cls, thread: dict[str, Any], state: dict[str, Any] | None = None,
-           newest_run: dict[str, Any] | None = None) -> Inspection:
+    def of(cls, thread: Mapping[str, object], state: Mapping[str, object] | None = None,
+           newest_run: Mapping[str, object] | None = None) -> Inspection:
         """An entry from the search's thread, told from `state` (or its newest run) when it was read."""
-        metadata = thread.get("metadata") or {}
+        metadata = thread.get("metadata")
+        inspection_id = metadata.get("inspection_id") if isinstance(metadata, dict) else None
         status = status_of_thread(thread, newest_run) if state is None else \
             status_of_state(state, thread_status=str(thread.get("status") or ""))
-        return cls(str(thread["thread_id"]), str(metadata.get("inspection_id") or "?"),
+        return cls(str(thread["thread_id"]), str(inspection_id or "?"),
                    str(thread.get("updated_at") or thread.get("created_at") or ""), status)
 
 
@@ -76,7 +76,7 @@ class InspectionList:
         self.entries.extend(added)
         return added
 
-    async def _state(self, thread: Mapping[str, object]) -> dict[str, Any] | None:
+    async def _state(self, thread: Mapping[str, object]) -> dict[str, object] | None:
         """The thread's state when the listing says too little (None: the listing is enough)."""
         if not needs_state(thread):
             return None
@@ -87,7 +87,7 @@ class InspectionList:
         except AgentServerError:
             return None  # this one is listed as far as the search tells; the others are not held up
 
-    async def _newest_run(self, thread: Mapping[str, object]) -> dict[str, Any] | None:
+    async def _newest_run(self, thread: Mapping[str, object]) -> dict[str, object] | None:
         """The thread's newest run when it tells whether the thread is done or cancelled (None: not read)."""
         if not needs_newest_run(thread):
             return None

@@ -24,7 +24,6 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -45,7 +44,7 @@ class FormField:
     required: bool
     value: str = ""  # what the input holds (for a checkbox: "true" or "")
     choices: tuple[str, ...] = ()  # as the choice list shows them
-    values: tuple[Any, ...] = ()  # the contract's values of those choices (an enum may hold numbers)
+    values: tuple[object, ...] = ()  # the contract's values of those choices (an enum may hold numbers)
     integer: bool = False
     minimum: float | None = None
     maximum: float | None = None
@@ -54,14 +53,14 @@ class FormField:
     error: str = ""
 
 
-def form_fields(schema: Mapping[str, Any], args: Mapping[str, Any], errors: Mapping[str, str] | None = None,
+def form_fields(schema: Mapping[str, object], args: Mapping[str, object], errors: Mapping[str, str] | None = None,
                 typed: Typed | None = None) -> list[FormField]:
     """The form of `schema`, filled with `args` (or with what was `typed`, kept after a refusal); each
     field named in `errors` says why under it."""
-    required = set(schema.get("required") or ())
+    required = set(_array(schema.get("required")))
     out = []
-    for name, raw in (schema.get("properties") or {}).items():
-        prop = _resolved(schema, raw)
+    for name, raw in _object(schema.get("properties")).items():
+        prop = _resolved(schema, _object(raw))
         field = _field(name, prop, name in required)
         if typed is not None and name in typed:
             shown = _typed_text(typed[name])
@@ -73,10 +72,10 @@ def form_fields(schema: Mapping[str, Any], args: Mapping[str, Any], errors: Mapp
     return out
 
 
-def read_form(schema: Mapping[str, Any], typed: Typed) -> dict[str, Any]:
+def read_form(schema: Mapping[str, object], typed: Typed) -> dict[str, object]:
     """The arguments the inputs hold, typed as the schema says; `InvalidEdit` naming each field that
     cannot be read (a bad number, a required field left empty). Inputs not in the schema are ignored."""
-    args: dict[str, Any] = {}
+    args: dict[str, object] = {}
     wrong: dict[str, str] = {}
     for field in form_fields(schema, {}):
         held = typed.get(field.name, False if field.kind == "checkbox" else "")
@@ -94,12 +93,12 @@ def read_form(schema: Mapping[str, Any], typed: Typed) -> dict[str, Any]:
 
 
 @functools.cache
-def schema_of(contract: type[BaseModel]) -> dict[str, Any]:
+def schema_of(contract: type[BaseModel]) -> dict[str, object]:
     """The contract's JSON Schema, built once per model (cards are redrawn on every choice)."""
     return contract.model_json_schema()
 
 
-def check_args(tool: str, contract: type[BaseModel] | None, args: dict[str, Any]) -> dict[str, Any]:
+def check_args(tool: str, contract: type[BaseModel] | None, args: dict[str, object]) -> dict[str, object]:
     """`args` as the tool's own contract takes them, or `InvalidEdit` naming each field that does not fit."""
     return typed_args(args, "the arguments", tool, contract)
 
@@ -107,19 +106,30 @@ def check_args(tool: str, contract: type[BaseModel] | None, args: dict[str, Any]
 # --- schema to field ----------------------------------------------------------------------------
 
 
-def _resolved(schema: Mapping[str, Any], prop: Mapping[str, Any]) -> dict[str, Any]:
+def _object(value: object) -> Mapping[str, object]:
+    """A JSON Schema keyword that holds an object (`properties`, `$defs`, a property), or {} when absent."""
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[object]:
+    """A JSON Schema keyword that holds an array (`required`, `anyOf`, `enum`), or [] when absent."""
+    return value if isinstance(value, list) else []
+
+
+def _resolved(schema: Mapping[str, object], prop: Mapping[str, object]) -> dict[str, object]:
     """`prop` with its `$ref` followed and an optional (`anyOf` with null) unwrapped."""
     out = dict(prop)
     ref = out.pop("$ref", None)
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        out = {**(schema.get("$defs") or {}).get(ref.rsplit("/", 1)[-1], {}), **out}
-    options = [o for o in out.get("anyOf") or out.get("oneOf") or () if o.get("type") != "null"]
+        out = {**_object(_object(schema.get("$defs")).get(ref.rsplit("/", 1)[-1])), **out}
+    options = [_object(o) for o in _array(out.get("anyOf") or out.get("oneOf"))]
+    options = [o for o in options if o.get("type") != "null"]
     if len(options) == 1:
         out = {**_resolved(schema, options[0]), **{k: v for k, v in out.items() if k not in ("anyOf", "oneOf")}}
     return out
 
 
-def _field(name: str, prop: Mapping[str, Any], required: bool) -> FormField:
+def _field(name: str, prop: Mapping[str, object], required: bool) -> FormField:
     label = str(prop.get("title") or name.replace("_", " ").capitalize())
     base = FormField(name, label, "json", required, hint=str(prop.get("description") or ""))
     kind = prop.get("type")
@@ -127,32 +137,39 @@ def _field(name: str, prop: Mapping[str, Any], required: bool) -> FormField:
     if values:
         return replace(base, kind="select", choices=tuple(_text(v) for v in values), values=values)
     if kind in ("integer", "number"):
-        return replace(base, kind="number", integer=kind == "integer", minimum=prop.get("minimum"),
-                       maximum=prop.get("maximum"))
+        return replace(base, kind="number", integer=kind == "integer", minimum=_number(prop.get("minimum")),
+                       maximum=_number(prop.get("maximum")))
     if kind == "boolean":
         return replace(base, kind="checkbox")
     if kind == "string":
-        return replace(base, kind="text", max_length=prop.get("maxLength"))
-    if kind == "array" and (prop.get("items") or {}).get("type") == "string":
+        maximum = prop.get("maxLength")
+        return replace(base, kind="text", max_length=maximum if isinstance(maximum, int) else None)
+    if kind == "array" and _object(prop.get("items")).get("type") == "string":
         return replace(base, kind="lines")
     return base
 
 
-def _choices(prop: Mapping[str, Any]) -> tuple[Any, ...]:
+def _number(value: object) -> float | None:
+    """A bound (`minimum`, `maximum`) as the schema gives it (an int stays an int), or None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _choices(prop: Mapping[str, object]) -> tuple[object, ...]:
     if "enum" in prop:
-        return tuple(prop["enum"])
+        return tuple(_array(prop["enum"]))
     if "const" in prop:
         return (prop["const"],)
-    if prop.get("type") == "string" and isinstance(prop.get("pattern"), str):
-        return pattern_choices(prop["pattern"])
+    pattern = prop.get("pattern")
+    if prop.get("type") == "string" and isinstance(pattern, str):
+        return pattern_choices(pattern)
     return ()
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _shown(field: FormField, value: Any) -> str:
+def _shown(field: FormField, value: object) -> str:
     if value is None:
         return ""
     if field.kind == "checkbox":
@@ -173,7 +190,7 @@ def _typed_text(held: str | bool) -> str:
 _LEFT_OUT = object()  # an empty optional field: not in the arguments, the contract's default applies
 
 
-def _read(field: FormField, held: str | bool) -> Any:
+def _read(field: FormField, held: str | bool) -> object:
     if field.kind == "checkbox":
         return held is True or held == "true"
     text = str(held)
@@ -186,7 +203,7 @@ def _read(field: FormField, held: str | bool) -> Any:
     return _READERS[field.kind](field, text)
 
 
-def _read_choice(field: FormField, text: str) -> Any:
+def _read_choice(field: FormField, text: str) -> object:
     if text not in field.choices:
         raise ValueError(f"must be one of {', '.join(field.choices)}")
     return field.values[field.choices.index(text)]
@@ -210,7 +227,7 @@ def _read_lines(field: FormField, text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _read_json(field: FormField, text: str) -> Any:
+def _read_json(field: FormField, text: str) -> object:
     try:
         return json.loads(text)
     except ValueError as error:

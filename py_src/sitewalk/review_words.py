@@ -14,7 +14,6 @@ import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -37,7 +36,7 @@ def _readable(name: str) -> str:
     return name.replace("_", " ").strip().capitalize() or "?"
 
 
-def value_in_words(value: Any) -> str:
+def value_in_words(value: object) -> str:
     """A value as a person reads it: a list one item after another, yes/no, "not set" for nothing."""
     if value is None or value == "" or value == []:
         return "not set"
@@ -51,16 +50,20 @@ def value_in_words(value: Any) -> str:
 
 
 @functools.cache
-def _properties(contract: type[BaseModel]) -> dict[str, Any]:
+def _properties(contract: type[BaseModel]) -> dict[str, object]:
     """The contract's JSON Schema properties, built once per model (cards are redrawn on every choice)."""
     return dict(contract.model_json_schema().get("properties") or {})
 
 
-def call_in_words(name: str, args: Mapping[str, Any]) -> CallInWords:
+def call_in_words(name: str, args: Mapping[str, object]) -> CallInWords:
     """The call `name(args)` in words: the fields in the contract's order, then any the contract lacks."""
     contract = FIELD_ARGS.get(name)
-    props: Mapping[str, Any] = _properties(contract) if contract is not None else {}
+    props: Mapping[str, object] = _properties(contract) if contract is not None else {}
     order = [key for key in props if key in args] + sorted(key for key in args if key not in props)
-    fields = tuple((str((props.get(key) or {}).get("title") or _readable(key)), value_in_words(args[key]))
-                   for key in order)
+    fields = tuple((str(_title(props.get(key)) or _readable(key)), value_in_words(args[key])) for key in order)
     return CallInWords(call_title(name), fields)
+
+
+def _title(prop: object) -> object:
+    """A schema property's `title` (None when it has none)."""
+    return prop.get("title") if isinstance(prop, dict) else None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -49,7 +48,7 @@ def pattern_choices(pattern: str) -> tuple[str, ...]:
     return tuple(found.group(1).split("|")) if found else ()
 
 
-def typed_object(text: str, what: str, tool: str, contract: type[BaseModel] | None) -> dict[str, Any]:
+def typed_object(text: str, what: str, tool: str, contract: type[BaseModel] | None) -> dict[str, object]:
     """`text` as a JSON object that fits `contract` (as is when the tool has none); `what` names it."""
     try:
         value = json.loads(text)
@@ -60,7 +59,8 @@ def typed_object(text: str, what: str, tool: str, contract: type[BaseModel] | No
     return typed_args(value, what, tool, contract)
 
 
-def typed_args(value: dict[str, Any], what: str, tool: str, contract: type[BaseModel] | None) -> dict[str, Any]:
+def typed_args(value: dict[str, object], what: str, tool: str, contract: type[BaseModel] | None
+               ) -> dict[str, object]:
     """`value` as `contract` dumps it (as is when the tool has none), or `InvalidEdit` naming each wrong field."""
     if contract is None:
         return value

@@ -29,6 +29,7 @@ async def _until_interrupted(client: AgentServerClient, thread_id: str, since: i
     parts = client.threads.stream_events(thread_id, since=since)
     async with contextlib.aclosing(parts):  # type: ignore[type-var]
         async for part in parts:
+            assert isinstance(part.data, dict), part.data  # each event of the protocol is an object
             events.append(part.data)
             if sum(e["method"] == "input.requested" for e in events) == 2:
                 return events
@@ -43,7 +44,7 @@ def test_event_protocol_assembles_parallel_calls_and_reconnects_by_since(agent_s
             await asyncio.sleep(0.5)  # subscribed before the run starts
             started = await client.threads.command(thread_id, "run.start", {
                 "assistant_id": "inspection", "input": {"messages": [{"role": "user", "content": PROMPT}]}})
-            assert started["type"] == "success" and started["result"]["run_id"]
+            assert isinstance(started, dict) and started["type"] == "success" and started["result"]["run_id"]
             events = await asyncio.wait_for(listening, 60)
             reader = EventStreamCalls()
             for event in events:

@@ -30,9 +30,11 @@ from .schema import (
     Config,
     DisconnectMode,
     Interrupt,
+    Item,
     MultitaskStrategy,
     Run,
     RunStatus,
+    SearchItemsResponse,
     StreamMode,
     Thread,
     ThreadState,
@@ -52,7 +54,7 @@ DEFAULT_STREAM_MODE: tuple[StreamMode, ...] = ("values", "updates", "messages-tu
 class StreamPart:
     event: str
     """`metadata`, `values`, `updates`, `messages`, ..., with `|<namespace>` for subgraph events."""
-    data: Any
+    data: object
     """The event's JSON payload, parsed."""
     id: str | None = None
     """The SSE id (only with resumable streams; not unique on the in-memory server)."""
@@ -62,7 +64,7 @@ def _p(segment: str) -> str:
     return quote(str(segment), safe="")
 
 
-def _drop_none(body: Mapping[str, object]) -> dict[str, Any]:
+def _drop_none(body: Mapping[str, object]) -> dict[str, object]:
     return {k: v for k, v in body.items() if v is not None}
 
 
@@ -89,7 +91,7 @@ class _Http:
             self.on_unauthorized(error)
         return error
 
-    async def call(self, method: str, path: str, json: object = None) -> Any:
+    async def call(self, method: str, path: str, json: object = None) -> object:
         url = self.base_url + path
         sent_token = self.headers.get("Authorization")
         status, body = await self.transport.request(method, url, json=json, headers=self.headers)
@@ -245,7 +247,7 @@ class ThreadsClient:
                            "namespaces": [list(n) for n in namespaces] if namespaces is not None else None})
         return self._http.sse("POST", f"/threads/{_p(thread_id)}/stream/events", body)
 
-    async def command(self, thread_id: str, method: str, params: Mapping[str, object], command_id: int = 1) -> Any:
+    async def command(self, thread_id: str, method: str, params: Mapping[str, object], command_id: int = 1) -> object:
         """POST /threads/{id}/commands: one protocol command (`run.start`, `input.respond`, ...).
 
         Returns the server's answer `{type: "success", id, result}`; an answer of type `error` raises
@@ -321,7 +323,7 @@ class RunsClient:
     async def get(self, thread_id: str, run_id: str) -> Run:
         return cast(Run, await self._http.call("GET", f"/threads/{_p(thread_id)}/runs/{_p(run_id)}"))
 
-    async def wait(self, thread_id: str | None, assistant_id: str, *, input: object = None) -> Any:
+    async def wait(self, thread_id: str | None, assistant_id: str, *, input: object = None) -> object:
         """POST /threads/{id}/runs/wait, or /runs/wait (stateless) without a thread: the run's final values."""
         path = f"/threads/{_p(thread_id)}/runs/wait" if thread_id else "/runs/wait"
         return await self._http.call("POST", path, {"assistant_id": assistant_id, "input": input})
@@ -331,7 +333,8 @@ class RunsClient:
         query = f"?limit={int(limit)}" + (f"&status={_p(status)}" if status else "")
         return cast(list[Run], await self._http.call("GET", f"/threads/{_p(thread_id)}/runs{query}"))
 
-    async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: CancelAction = "interrupt") -> Any:
+    async def cancel(self, thread_id: str, run_id: str, wait: bool = False, action: CancelAction = "interrupt"
+                     ) -> object:
         """POST /threads/{id}/runs/{run_id}/cancel (`action`: interrupt keeps the checkpoints, rollback drops them).
 
         `wait` goes as 1 or 0: Aegra reads an integer (`wait=false` is answered 422), langgraph-api both."""
@@ -350,8 +353,8 @@ class AssistantsClient:
         body = _drop_none({"graph_id": graph_id, "metadata": metadata, "limit": limit, "offset": offset})
         return cast(list[Assistant], await self._http.call("POST", "/assistants/search", body))
 
-    async def get_schemas(self, assistant_id: str) -> dict[str, Any]:
-        return await self._http.call("GET", f"/assistants/{_p(assistant_id)}/schemas")
+    async def get_schemas(self, assistant_id: str) -> dict[str, object]:
+        return cast(dict[str, object], await self._http.call("GET", f"/assistants/{_p(assistant_id)}/schemas"))
 
 
 class StoreClient:
@@ -361,12 +364,13 @@ class StoreClient:
         self._http = http
 
     async def search_items(self, namespace_prefix: Sequence[str], limit: int = 100, offset: int = 0
-                           ) -> list[dict[str, Any]]:
+                           ) -> list[Item]:
         """POST /store/items/search: items {namespace, key, value, created_at, updated_at} under a prefix."""
         body = {"namespace_prefix": list(namespace_prefix), "limit": limit, "offset": offset}
-        return list((await self._http.call("POST", "/store/items/search", body) or {}).get("items") or [])
+        found = cast(SearchItemsResponse | None, await self._http.call("POST", "/store/items/search", body))
+        return list(found.get("items") or []) if found else []
 
-    async def get_item(self, namespace: Sequence[str], key: str) -> dict[str, Any] | None:
+    async def get_item(self, namespace: Sequence[str], key: str) -> dict[str, object] | None:
         """GET /store/items: one item {namespace, key, value, ...}, or None when there is none (the in-memory
         server answers null, Aegra 404). Namespace labels never contain ".", so the dotted form is exact."""
         query = f"?namespace={_p('.'.join(namespace))}&key={_p(key)}"
@@ -376,9 +380,9 @@ class StoreClient:
             return None
         return dict(item) if isinstance(item, Mapping) else None
 
-    async def list_items(self, namespace: Sequence[str], page_size: int = 100) -> list[dict[str, Any]]:
+    async def list_items(self, namespace: Sequence[str], page_size: int = 100) -> list[Item]:
         """Every item stored exactly under `namespace` (a prefix search also returns deeper ones), page by page."""
-        items: list[dict[str, Any]] = []
+        items: list[Item] = []
         offset = 0
         while True:
             page = await self.search_items(namespace, limit=page_size, offset=offset)
@@ -465,7 +469,7 @@ class AgentServerClient:
         await self.aclose()
 
 
-def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
+def pending_interrupts(state: ThreadState | Mapping[str, object]) -> list[Interrupt]:
     """The interrupts a thread state is waiting on, as [{"id", "value"}], deduplicated by id.
 
     Reads the top-level `interrupts` and every `tasks[].interrupts` (recursing into a task's
@@ -475,8 +479,8 @@ def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
     out: list[Interrupt] = []
     seen: set[str] = set()
 
-    def add(items: Any) -> None:
-        for item in items or []:
+    def add(items: object) -> None:
+        for item in items if isinstance(items, list) else []:
             if not isinstance(item, dict):
                 continue
             iid = item.get("id") or item.get("interrupt_id")
@@ -489,7 +493,8 @@ def pending_interrupts(state: ThreadState | dict[str, Any]) -> list[Interrupt]:
         if not isinstance(st, dict):
             return
         add(st.get("interrupts"))
-        for task in st.get("tasks") or []:
+        tasks = st.get("tasks")
+        for task in tasks if isinstance(tasks, list) else []:
             if isinstance(task, dict):
                 add(task.get("interrupts"))
                 walk(task.get("state"))

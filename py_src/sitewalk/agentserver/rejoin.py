@@ -38,7 +38,7 @@ class EventDeduper:
         self.rejoin_from: str | None = None  # the id before the newest one: the Last-Event-ID to send
         self._newest: tuple[int, ...] | None = None
         self._newest_id: str | None = None
-        self._with_newest: list[tuple[str, Any]] = []  # (event, data) of the events with the newest id
+        self._with_newest: list[tuple[str, object]] = []  # (event, data) of the events with the newest id
 
     def fresh(self, part: StreamPart) -> bool:
         order = _order(part.id)

@@ -18,9 +18,11 @@ __all__ = [
     "Config",
     "DisconnectMode",
     "Interrupt",
+    "Item",
     "MultitaskStrategy",
     "Run",
     "RunStatus",
+    "SearchItemsResponse",
     "StreamMode",
     "Thread",
     "ThreadState",
@@ -69,7 +71,7 @@ class Config(TypedDict, total=False):
     """Tags for the run and its calls."""
     recursion_limit: int
     """How many steps the run may take (the server's default is 25)."""
-    configurable: dict[str, Any]
+    configurable: dict[str, object]
     """Values the graph reads from its config (`thread_id`, `checkpoint_id`, ...)."""
 
 
@@ -82,7 +84,7 @@ class Checkpoint(TypedDict):
     """The namespace: "" for the graph itself, `node:task-id` for a subgraph's own history."""
     checkpoint_id: str
     """The checkpoint's id (time-ordered)."""
-    checkpoint_map: NotRequired[dict[str, Any] | None]
+    checkpoint_map: NotRequired[dict[str, object] | None]
     """The checkpoint ids of the parent graphs, by namespace (subgraphs only)."""
 
 
@@ -90,7 +92,8 @@ class Interrupt(TypedDict):
     """A pause of the graph that waits for an answer (`Command(resume=...)`)."""
 
     value: Any
-    """What the graph asked, as it passed it to `interrupt()` (e.g. a headless tool's call)."""
+    """What the graph asked, as it passed it to `interrupt()` (e.g. a headless tool's call). Still `Any`: the
+    session reads it by key trusting an isinstance check made in a generator, which mypy does not carry over."""
     id: str
     """The interrupt's id: answers are keyed by it (`{"resume": {id: value}}`)."""
 
@@ -110,7 +113,7 @@ class ThreadTask(TypedDict):
     """The subgraph's own checkpoint, when the node is a subgraph with a checkpointer of its own."""
     state: NotRequired[ThreadState | None]
     """The subgraph's state, when asked for with `subgraphs=true`."""
-    result: NotRequired[dict[str, Any] | None]
+    result: NotRequired[dict[str, object] | None]
     """What the task wrote, once it finished."""
 
 
@@ -118,12 +121,13 @@ class ThreadState(TypedDict):
     """A thread's state at one checkpoint (`GET /threads/{id}/state`, and each history entry)."""
 
     values: dict[str, Any]
-    """The graph's state values (`messages`, `ui_spec`, ...)."""
+    """The graph's state values (`messages`, `ui_spec`, ...). Still `Any`: the session and the app read them
+    by key unchecked (`state["values"]["messages"]`); `object` once they check what they read."""
     next: list[str]
     """The nodes that run next; empty when the thread waits for new input."""
     checkpoint: Checkpoint
     """This state's checkpoint."""
-    metadata: dict[str, Any] | None
+    metadata: dict[str, object] | None
     """The checkpoint's metadata: `source` (input, loop, update, fork), `step`, the writes."""
     created_at: str | None
     """When the checkpoint was saved (ISO 8601)."""
@@ -151,11 +155,11 @@ class Thread(TypedDict):
     """When it was created (ISO 8601)."""
     updated_at: str
     """When it last changed (ISO 8601)."""
-    metadata: dict[str, Any]
+    metadata: dict[str, object]
     """What the creator attached (Sitewalk: `inspection_id`)."""
     status: ThreadStatus
     """Whether it is idle, busy, waiting on an interrupt, or failed."""
-    values: NotRequired[dict[str, Any] | None]
+    values: NotRequired[dict[str, object] | None]
     """Its current state values (not sent by every server: read the state instead)."""
     interrupts: NotRequired[dict[str, list[Interrupt]]]
     """Its pending interrupts by task id (not sent by every server: read the state instead)."""
@@ -176,7 +180,7 @@ class Run(TypedDict):
     """When it last changed (ISO 8601)."""
     status: RunStatus
     """Where it is (pending, running, success, error, ...)."""
-    metadata: dict[str, Any]
+    metadata: dict[str, object]
     """What its creator attached."""
     multitask_strategy: NotRequired[MultitaskStrategy | None]
     """What it did to a run already going on the thread."""
@@ -185,9 +189,9 @@ class Run(TypedDict):
 class Command(TypedDict, total=False):
     """What a run does instead of taking new input."""
 
-    resume: Any
+    resume: object
     """The answer to the pending interrupts: `{interrupt_id: value}` answers several by id."""
-    update: Any
+    update: object
     """State values to write before the run goes on."""
     goto: str | list[str]
     """The node(s) to go to next."""
@@ -204,5 +208,27 @@ class Assistant(TypedDict):
     """Its display name."""
     config: NotRequired[Config]
     """Its configuration."""
-    metadata: NotRequired[dict[str, Any]]
+    metadata: NotRequired[dict[str, object]]
     """What its creator attached."""
+
+
+class Item(TypedDict):
+    """A value in the server's key-value store (`/store/items`), e.g. one record of the audit trail."""
+
+    namespace: list[str]
+    """The labels it is stored under (`["audit", thread_id]`)."""
+    key: str
+    """Its key within the namespace."""
+    value: dict[str, object]
+    """What was stored (the store holds JSON objects only)."""
+    created_at: str
+    """When it was first stored (ISO 8601)."""
+    updated_at: str
+    """When it last changed (ISO 8601)."""
+
+
+class SearchItemsResponse(TypedDict):
+    """The answer to `POST /store/items/search`."""
+
+    items: list[Item]
+    """One page of the items under the prefix."""

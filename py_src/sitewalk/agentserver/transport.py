@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import AsyncIterator
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..base.response_body import parse_body
 from ..base.server_errors import ServerUnreachable, error_for_status
+
+if TYPE_CHECKING:  # imported where it is used: the browser never loads httpx
+    import httpx
 
 __all__ = ["HttpxTransport", "Transport"]
 
@@ -22,7 +25,7 @@ __all__ = ["HttpxTransport", "Transport"]
 class Transport(Protocol):
     async def request(
         self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, Any]:
+    ) -> tuple[int, object]:
         """Send one request; return the status and the parsed JSON body (None when empty).
 
         Raises ServerUnreachable when no HTTP answer arrives. Does not raise on HTTP statuses.
@@ -45,7 +48,8 @@ class Transport(Protocol):
 class HttpxTransport:
     """CPython transport over one `httpx.AsyncClient` (created on first use, in the running loop)."""
 
-    def __init__(self, *, timeout: float = 30.0, connect_timeout: float = 5.0, client: Any = None) -> None:
+    def __init__(self, *, timeout: float = 30.0, connect_timeout: float = 5.0,
+                 client: httpx.AsyncClient | None = None) -> None:
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._client = client
@@ -70,7 +74,7 @@ class HttpxTransport:
 
     async def request(
         self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, Any]:
+    ) -> tuple[int, object]:
         import httpx
 
         content = None if json is None else _json.dumps(json)

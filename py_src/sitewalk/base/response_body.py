@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 __all__ = ["parse_body"]
 
 
-def parse_body(text: str) -> Any:
-    """JSON if it parses, else the text itself (error pages are not always JSON); None when empty."""
+def parse_body(text: str) -> object:
+    """JSON if it parses, else the text itself (error pages are not always JSON); None when empty: the
+    caller checks which before reading it."""
     if not text:
         return None
     try:

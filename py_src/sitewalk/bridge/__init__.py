@@ -13,9 +13,9 @@ Sitewalk but `sitewalk.base`, the pure types it shares with the layers above.
 
 Everything else in `sitewalk` is pure Python and runs under CPython. Importing this package
 itself needs no browser: the submodules are imported by name where they are used. `is_none` is
-here because a JS `null` is not Python's None.
+here because a JS `null` is not Python's None; `JsProxy` names a JS object as Python holds it.
 """
 
-from .values import is_none, or_none
+from .values import JsProxy, is_none, or_none
 
-__all__ = ["is_none", "or_none"]
+__all__ = ["JsProxy", "is_none", "or_none"]

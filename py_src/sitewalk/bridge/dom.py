@@ -7,14 +7,14 @@ Trusted Types policy: the site's CSP makes the browser refuse any other HTML str
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import js
 from pyodide.ffi import create_proxy, to_js
 
 from ..base.trusted import POLICY_NAME, PolicyGate, TemplateHtml
 from .attention import is_typing
-from .values import or_none
+from .values import JsProxy, or_none
 
 __all__ = [
     "active_element",
@@ -46,22 +46,22 @@ __all__ = [
 ]
 
 
-def element(element_id: str) -> Any:
+def element(element_id: str) -> JsProxy:
     """The element with this id, or None."""
     return or_none(js.document.getElementById(element_id))
 
 
-def element_at(x: float, y: float) -> Any:
+def element_at(x: float, y: float) -> JsProxy:
     """The topmost element at this point of the viewport (CSS px), or None."""
     return or_none(js.document.elementFromPoint(x, y))
 
 
-def query(parent: Any, selector: str) -> Any:
+def query(parent: JsProxy, selector: str) -> JsProxy:
     """The first descendant of `parent` matching the CSS selector, or None."""
     return or_none(parent.querySelector(selector))
 
 
-def create(tag: str) -> Any:
+def create(tag: str) -> JsProxy:
     """A new, detached element."""
     return js.document.createElement(tag)
 
@@ -70,8 +70,8 @@ def append_to_body(node: object) -> None:
     js.document.body.appendChild(node)
 
 
-def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent: Any, before: Any,
-                   label: str = "") -> Any:
+def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent: JsProxy, before: object,
+                   label: str = "") -> JsProxy:
     """The element with this id, created once (inserted into `parent` before `before`) if missing. An empty
     `role` leaves the tag's own; a `label` is its accessible name (a named section is a region by itself)."""
     node = element(element_id)
@@ -88,10 +88,10 @@ def ensure_element(element_id: str, tag: str, class_name: str, role: str, parent
 
 
 _gate = PolicyGate()
-_policy: list[Any] = []  # the page's one TrustedTypePolicy, once created ([None]: no Trusted Types here)
+_policy: list[JsProxy] = []  # the page's one TrustedTypePolicy, once created ([None]: no Trusted Types here)
 
 
-def claim_policy(service_worker_url: str = "") -> Any:
+def claim_policy(service_worker_url: str = "") -> JsProxy:
     """The page's one Trusted Types policy, created on first use (None where the browser has none).
 
     Called at start-up, so the name is taken before anything else could create a policy by it, with
@@ -110,7 +110,7 @@ def claim_policy(service_worker_url: str = "") -> Any:
     return _policy[0]
 
 
-def set_html(target: Any, html: TemplateHtml | Literal[""]) -> None:
+def set_html(target: str | JsProxy, html: TemplateHtml | Literal[""]) -> None:
     """Replace the content of an element (its id, or the node) with the app's own template output;
     `""` empties it. Anything else is refused (`UntrustedHtml`) before the browser sees it."""
     node = element(target) if isinstance(target, str) else target
@@ -125,7 +125,7 @@ def set_html(target: Any, html: TemplateHtml | Literal[""]) -> None:
 Where = Literal["beforebegin", "afterbegin", "beforeend", "afterend"]
 
 
-def insert_html(target: Any, where: Where, html: TemplateHtml) -> None:
+def insert_html(target: str | JsProxy, where: Where, html: TemplateHtml) -> None:
     """Insert the app's own template output next to or inside an element (its id, or the node), leaving
     its other children as they are (`insertAdjacentHTML`, through the same policy as `set_html`)."""
     node = element(target) if isinstance(target, str) else target
@@ -134,7 +134,7 @@ def insert_html(target: Any, where: Where, html: TemplateHtml) -> None:
         node.insertAdjacentHTML(where, text if policy is None else policy.createHTML(text))
 
 
-def replace_html(node: Any, html: TemplateHtml) -> None:
+def replace_html(node: JsProxy, html: TemplateHtml) -> None:
     """Put the app's own template output in the node's place (the node itself goes)."""
     insert_html(node, "beforebegin", html)
     node.remove()
@@ -145,27 +145,27 @@ def css_escape(text: str) -> str:
     return str(js.CSS.escape(text))
 
 
-def parent(node: Any) -> Any:
+def parent(node: JsProxy) -> JsProxy:
     """The node's parent, or None when it is detached."""
     return or_none(node.parentNode)
 
 
-def closest(node: Any, selector: str) -> Any:
+def closest(node: JsProxy, selector: str) -> JsProxy:
     """The node itself or its nearest ancestor matching the selector, or None."""
     return or_none(node.closest(selector))
 
 
-def attribute(node: Any, name: str) -> str | None:
+def attribute(node: JsProxy, name: str) -> str | None:
     value = or_none(node.getAttribute(name))
     return None if value is None else str(value)
 
 
-def active_element() -> Any:
+def active_element() -> JsProxy:
     """The focused element, or None."""
     return or_none(js.document.activeElement)
 
 
-def is_active(node: Any) -> bool:
+def is_active(node: JsProxy) -> bool:
     """Whether this node has the focus (JS objects: compare nodes, not proxies)."""
     return bool(node.isSameNode(js.document.activeElement))
 
@@ -180,7 +180,7 @@ def typing_elsewhere() -> bool:
                      bool(getattr(node, "isContentEditable", False)))
 
 
-def bring_to_attention(node: Any) -> bool:
+def bring_to_attention(node: JsProxy | None) -> bool:
     """Scroll the node into view and focus it (it is focusable: tabindex="-1" at least), unless the
     inspector is typing somewhere: then nothing moves. Whether it did."""
     if node is None or typing_elsewhere():
@@ -210,7 +210,7 @@ def take_first_press() -> bool:
     return bool(early.take()) if early is not None else False
 
 
-def shell() -> Any:
+def shell() -> JsProxy:
     """The boot shell's helpers (web/boot.js): showError, hideError, onRetry, setProgress, showApp."""
     return js.window.sitewalkShell
 

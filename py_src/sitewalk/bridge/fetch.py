@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json as _json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import js
 from pyodide.ffi import JsException, to_js
@@ -21,15 +21,18 @@ from pyodide.ffi import JsException, to_js
 from ..base.response_body import parse_body
 from ..base.server_errors import ServerUnreachable, error_for_status
 
+if TYPE_CHECKING:  # at run time this module imports only `sitewalk.base` (the seam the app hands down)
+    from .values import JsProxy
+
 __all__ = ["BrowserTransport"]
 
 
 class BrowserTransport:
     def __init__(self) -> None:
-        self._controllers: list[Any] = []  # JsProxy is unhashable: no set
+        self._controllers: list[JsProxy] = []  # JsProxy is unhashable: no set
 
     @staticmethod
-    def _init(method: str, json: object, headers: dict[str, str] | None, accept: str, signal: object = None) -> Any:
+    def _init(method: str, json: object, headers: dict[str, str] | None, accept: str, signal: object = None) -> object:
         hdrs = {"Accept": accept}
         init: dict[str, object] = {"method": method}
         if json is not None:
@@ -42,7 +45,7 @@ class BrowserTransport:
         return to_js(init, dict_converter=js.Object.fromEntries)
 
     @staticmethod
-    async def _fetch(url: str, init: object) -> Any:
+    async def _fetch(url: str, init: object) -> JsProxy:
         try:
             return await js.fetch(url, init)
         except JsException as exc:  # TypeError: Failed to fetch
@@ -50,7 +53,7 @@ class BrowserTransport:
 
     async def request(
         self, method: str, url: str, json: object = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, Any]:
+    ) -> tuple[int, object]:
         response = await self._fetch(url, self._init(method, json, headers, "application/json"))
         try:
             text = await response.text()

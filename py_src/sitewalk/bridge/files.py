@@ -3,24 +3,22 @@ app offers for download (made from a Blob in the page: nothing is uploaded)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import js
 from pyodide.ffi import to_js
 
 from .dom import element
-from .values import or_none
+from .values import JsProxy, or_none
 
 __all__ = ["file_metadata", "offer_download", "picked_file"]
 
 
-def picked_file(input_id: str) -> Any:
+def picked_file(input_id: str) -> JsProxy:
     """The first file chosen in the file input with this id, or None."""
     files = or_none(element(input_id).files)
     return or_none(files.item(0)) if files is not None and files.length else None
 
 
-async def file_metadata(file: Any, max_bytes: int) -> dict[str, Any]:
+async def file_metadata(file: JsProxy, max_bytes: int) -> dict[str, str | int | None]:
     """{name, size, type, sha256} of a File; the bytes are hashed by the browser and dropped.
 
     A file over `max_bytes` is not read at all (`sha256` None): hashing reads it whole.

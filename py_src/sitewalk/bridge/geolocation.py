@@ -7,21 +7,20 @@ It answers through Python callbacks, never by awaiting a JS promise: a promise r
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import js
 from pyodide.ffi import create_proxy
 
 from ..base.device_errors import POSITION_UNAVAILABLE, PositionError
 from .tasks import destroy_later
-from .values import or_none
+from .values import JsProxy, or_none
 
 __all__ = ["geolocate"]
 
 
-def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[dict[str, Any]]:
+def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[dict[str, float]]:
     """One position fix: {latitude, longitude, accuracy, timestamp}, or PositionError(code)."""
-    future: asyncio.Future[dict[str, Any]] = asyncio.get_event_loop().create_future()
+    future: asyncio.Future[dict[str, float]] = asyncio.get_event_loop().create_future()
     geolocation = or_none(getattr(js.navigator, "geolocation", None))
     if geolocation is None:
         future.set_exception(PositionError(POSITION_UNAVAILABLE, "this browser has no Geolocation"))
@@ -32,7 +31,7 @@ def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[di
         destroy_later(proxies)
         proxies.clear()
 
-    def success(position: Any) -> None:
+    def success(position: JsProxy) -> None:
         try:
             if not future.done():
                 coords = position.coords
@@ -41,7 +40,7 @@ def geolocate(timeout_ms: int, high_accuracy: bool = False) -> asyncio.Future[di
         finally:
             done()
 
-    def failure(error: Any) -> None:
+    def failure(error: JsProxy) -> None:
         try:
             if not future.done():
                 future.set_exception(PositionError(int(error.code), str(getattr(error, "message", "") or "")))

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import js
 
 from ..base.presses import press_is_lost
 from . import dom
 from .tasks import handler, spawn
+from .values import JsProxy
 
 __all__ = ["on_press"]
 
@@ -32,31 +32,31 @@ __all__ = ["on_press"]
 class PressedControl:
     """What the callback gets for a press the browser lost: the control pressed, as a click's target."""
 
-    target: Any
+    target: JsProxy
 
 
 @dataclass
 class _Press:
-    control: Any
+    control: JsProxy
     pointer_id: int
     x: float
     y: float
 
 
 class _Presses:
-    def __init__(self, container: Any, selector: str, callback: Callable[[Any], Any]) -> None:
+    def __init__(self, container: JsProxy, selector: str, callback: Callable[[JsProxy], object]) -> None:
         self.container = container
         self.selector = selector
         self.callback = callback
         self.press: _Press | None = None
         self.taken = False  # a press was handed over at its release: its click, if one comes, is not another
 
-    def act(self, event: Any) -> None:
+    def act(self, event: JsProxy) -> None:
         result = self.callback(event)
         if asyncio.iscoroutine(result):
             spawn(result)  # a failure is reported, not lost (bridge.tasks)
 
-    def down(self, event: Any) -> None:
+    def down(self, event: JsProxy) -> None:
         self.taken = False
         self.press = None
         control = dom.closest(event.target, self.selector)
@@ -64,7 +64,7 @@ class _Presses:
                 and int(event.button) == 0:
             self.press = _Press(control, int(event.pointerId), float(event.clientX), float(event.clientY))
 
-    def up(self, event: Any) -> None:
+    def up(self, event: JsProxy) -> None:
         press, self.press = self.press, None
         if press is None or int(event.pointerId) != press.pointer_id:
             return
@@ -76,17 +76,17 @@ class _Presses:
             self.taken = True
             self.act(PressedControl(press.control))
 
-    def cancel(self, _event: Any) -> None:
+    def cancel(self, _event: object) -> None:
         self.press = None  # the browser took the pointer (a scroll): no press
 
-    def click(self, event: Any) -> None:
+    def click(self, event: JsProxy) -> None:
         if self.taken and int(event.detail) > 0:  # the lost press's own click, landed elsewhere
             self.taken = False
             return
         self.act(event)
 
 
-def on_press(container: str | Any, selector: str, callback: Callable[[Any], Any]) -> None:
+def on_press(container: str | JsProxy, selector: str, callback: Callable[[JsProxy], object]) -> None:
     """`callback(event)` for each click in the container (its id, or its element), and for each press on a
     `selector` control in it that the browser would lose (see the module's docstring). The release is
     listened for on the whole document: a moved control may be released outside the container."""

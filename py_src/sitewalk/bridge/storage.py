@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 import js
 from pyodide.ffi import JsException, create_proxy
 
 from ..base.device_errors import StorageError
 from .tasks import destroy_later, keep
-from .values import or_none
+from .values import JsProxy, or_none
 
 __all__ = ["IndexedDbStore", "LocalStorageStore"]
 
@@ -53,9 +52,9 @@ class IndexedDbStore:
     def __init__(self, store_name: str = DRAFTS, db_name: str = DB_NAME):
         self.store_name = store_name
         self.db_name = db_name
-        self._db: Any = None
+        self._db: JsProxy = None
 
-    async def _open(self) -> Any:
+    async def _open(self) -> JsProxy:
         if self._db is None:
             if or_none(getattr(js, "indexedDB", None)) is None:
                 raise StorageError("IndexedDB is not available in this browser")
@@ -97,11 +96,11 @@ def _dom_error(target: object) -> str:
     return f"{getattr(error, 'name', 'Error')}: {getattr(error, 'message', '')}"
 
 
-def _settle_with(target: object, events: dict[str, Callable[[Any], Any]]) -> None:
+def _settle_with(target: object, events: dict[str, Callable[[object], None]]) -> None:
     """Attach one-shot handlers (on<event> properties); every proxy is destroyed when one fires."""
     proxies: list[object] = []
 
-    def wrap(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def wrap(handler: Callable[[object], None]) -> Callable[[object], None]:
         def call(event: object) -> None:
             try:
                 handler(event)
@@ -119,25 +118,26 @@ def _settle_with(target: object, events: dict[str, Callable[[Any], Any]]) -> Non
         setattr(target, name, proxy)
 
 
-def _request_done(request: Any, onupgradeneeded: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
+def _request_done(request: JsProxy, onupgradeneeded: Callable[[object], None] | None = None
+                  ) -> asyncio.Future[JsProxy]:
     """A future for an IDBRequest: its result, or StorageError. Never a rejected JS promise."""
-    future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
+    future: asyncio.Future[JsProxy] = asyncio.get_event_loop().create_future()
 
-    def success(_event: Any) -> None:
+    def success(_event: object) -> None:
         if not future.done():
             future.set_result(request.result)
 
-    def failure(event: Any) -> None:
+    def failure(event: JsProxy) -> None:
         if hasattr(event, "preventDefault"):
             event.preventDefault()
         if not future.done():
             future.set_exception(StorageError(_dom_error(request)))
 
-    def blocked(_event: Any) -> None:
+    def blocked(_event: object) -> None:
         if not future.done():
             future.set_exception(StorageError("the database upgrade is blocked by another tab"))
 
-    events: dict[str, Callable[[Any], Any]] = {"onsuccess": success, "onerror": failure}
+    events: dict[str, Callable[[object], None]] = {"onsuccess": success, "onerror": failure}
     if onupgradeneeded is not None:
         events["onblocked"] = blocked
         # Fires before success; tiny, kept with the page.

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import traceback
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TypeVar
 
 import js
 from pyodide.ffi import create_once_callable, create_proxy
 
 from . import dom
+from .values import JsProxy
 
 __all__ = [
     "destroy_later",
@@ -30,10 +31,12 @@ __all__ = [
     "wait_for_retry",
 ]
 
-_kept_proxies: list[Any] = []  # listener proxies live as long as the page
+_kept_proxies: list[object] = []  # listener proxies live as long as the page
+
+T = TypeVar("T")
 
 
-def keep(proxy: object) -> Any:
+def keep(proxy: T) -> T:
     """Keep a proxy alive for the page's lifetime (the browser may call it at any time)."""
     _kept_proxies.append(proxy)
     return proxy
@@ -44,7 +47,7 @@ def destroy_later(proxies: list[object]) -> None:
     asyncio.get_event_loop().call_soon(_destroy_all, list(proxies))
 
 
-def _destroy_all(proxies: list[Any]) -> None:
+def _destroy_all(proxies: list[JsProxy]) -> None:
     for proxy in proxies:
         proxy.destroy()
 
@@ -53,7 +56,7 @@ def log_error(text: str) -> None:
     js.console.error(text)
 
 
-def report_failure(task: asyncio.Future[Any]) -> None:
+def report_failure(task: asyncio.Future[T]) -> None:
     """A done-callback: a task that failed is logged to the console and shown in the status line."""
     if not task.cancelled() and task.exception() is not None:
         exc = task.exception()
@@ -62,14 +65,14 @@ def report_failure(task: asyncio.Future[Any]) -> None:
         dom.show_status(f"Error: {type(exc).__name__}: {exc}", error=True)
 
 
-def spawn(work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+def spawn(work: Coroutine[object, object, T]) -> asyncio.Future[T]:
     """Run a coroutine as a task whose failure is reported, not lost."""
     task = asyncio.ensure_future(work)
     task.add_done_callback(report_failure)
     return task
 
 
-def handler(callback: Callable[[Any], Any]) -> Any:
+def handler(callback: Callable[[JsProxy], object]) -> object:
     """A kept JS function for `addEventListener`; an async callback runs as a reported task."""
 
     def listener(event: object) -> None:
@@ -80,12 +83,12 @@ def handler(callback: Callable[[Any], Any]) -> Any:
     return keep(create_proxy(listener))
 
 
-def on(element_id: str, event: str, callback: Callable[[Any], Any]) -> None:
+def on(element_id: str, event: str, callback: Callable[[JsProxy], object]) -> None:
     """Listen for an event on the element with this id (see `handler`)."""
     dom.element(element_id).addEventListener(event, handler(callback))
 
 
-def next_frame(callback: Callable[[Any], None]) -> None:
+def next_frame(callback: Callable[[float], None]) -> None:
     """Call once at the next animation frame (with the frame's timestamp)."""
     js.requestAnimationFrame(create_once_callable(callback))
 

@@ -9,24 +9,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 import js
 from pyodide.ffi import create_proxy
 
 from . import dom
 from .tasks import keep, spawn
+from .values import JsProxy
 
 __all__ = ["Sentinel"]
 
 
 class Sentinel:
-    def __init__(self, element_id: str, on_visible: Callable[[], Any], margin: str = "200px") -> None:
+    def __init__(self, element_id: str, on_visible: Callable[[], object], margin: str = "200px") -> None:
         """Watch the element with this id; `on_visible` (sync or async) runs each time it comes into view,
         `margin` early (the next page is asked for a little before the end is reached)."""
         self.element_id = element_id
 
-        def seen(entries: Any, _observer: Any) -> None:
+        def seen(entries: JsProxy, _observer: object) -> None:
             if any(bool(entry.isIntersecting) for entry in entries):
                 result = on_visible()
                 if asyncio.iscoroutine(result):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from sitewalk_shared.contracts.envelope import ErrorCode
 from sitewalk_shared.contracts.tools import GetCurrentLocationArgs
@@ -37,7 +36,7 @@ _CODES = {
 ALLOW, DECLINE, TYPE = "allow", "decline", "type"
 
 Ask = Callable[[str], Awaitable[bool | str]]  # True/False stand for ALLOW/DECLINE
-Locate = Callable[[GetCurrentLocationArgs], Awaitable[Mapping[str, Any]]]
+Locate = Callable[[GetCurrentLocationArgs], Awaitable[Mapping[str, float]]]
 TypePosition = Callable[[str, ToolFailed | None], Awaitable[ManualPosition | None]]
 """Offer manual entry for this purpose (after the platform's failure, or None when the inspector chose
 to type); the validated position, or None when the inspector does not share one."""
@@ -69,7 +68,7 @@ def _platform_failure(exc: PositionError) -> ToolFailed:
     return ToolFailed(code, detail, reason="geolocation", geolocation_code=exc.code)
 
 
-def _typed(position: ManualPosition, now_ms: float) -> dict[str, Any]:
+def _typed(position: ManualPosition, now_ms: float) -> dict[str, object]:
     return {"latitude": position.latitude, "longitude": position.longitude, "accuracy_m": None,
             "timestamp": iso_from_epoch_ms(now_ms), "source": "manual"}
 
@@ -83,7 +82,7 @@ def get_current_location(ask: Ask, locate: Locate, type_position: TypePosition |
     as in GeolocationPosition); `clock` is epoch milliseconds, the time a typed position is taken.
     """
 
-    async def implementation(args: GetCurrentLocationArgs) -> dict[str, Any]:
+    async def implementation(args: GetCurrentLocationArgs) -> dict[str, object]:
         choice = _choice(await ask(args.purpose))
         if choice == TYPE and type_position is not None:
             typed = await type_position(args.purpose, None)

@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from sitewalk_shared.contracts.catalog import catalog_json_schema
 from sitewalk_shared.ui_spec.validate import validate_spec
@@ -22,12 +21,12 @@ from sitewalk_shared.ui_spec.validate import validate_spec
 from .render import render_spec
 
 
-def _load(path: str) -> Any:
+def _load(path: str) -> object:
     with open(path, encoding="utf-8") if path != "-" else sys.stdin as handle:
         return json.load(handle)
 
 
-def _without_identity(spec: object) -> Any:
+def _without_identity(spec: object) -> object:
     if isinstance(spec, dict) and "identity" in spec:
         return {k: v for k, v in spec.items() if k != "identity"}
     return spec
@@ -65,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for issue in issues:
             print(json.dumps(issue.to_dict(), ensure_ascii=False, sort_keys=True), file=sys.stderr)
         return 1
+    assert isinstance(spec, dict)  # validate_spec accepts nothing but an object
     print(render_spec(spec))
     return 0
 

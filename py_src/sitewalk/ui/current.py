@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL
 
@@ -34,7 +33,7 @@ class SpecCandidate:
     revision: int = 0
     message_id: str | None = None
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         return {"message_id": self.message_id, "tool_call_id": self.tool_call_id, "revision": self.revision}
 
 

@@ -14,10 +14,10 @@ Each character is skimmed once.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only for annotations: partial_json imports this module
-    from .partial_json import PartialJsonParser, Path
+    from .partial_json import JsonContainer, PartialJsonParser, Path
 
 __all__ = ["DeferredContainer"]
 
@@ -33,7 +33,8 @@ class DeferredContainer:
     __slots__ = ("path", "owner", "slot", "start", "parts", "scanned", "depth", "in_string", "escape",
                  "sub", "fed")
 
-    def __init__(self, opener: str, path: Path, owner: Any, slot: Any, start: int) -> None:
+    def __init__(self, opener: str, path: Path, owner: JsonContainer | None, slot: str | int | None,
+                 start: int) -> None:
         self.path = path
         self.owner = owner  # the parent container (None for the top-level value) and the key or index
         self.slot = slot
@@ -64,9 +65,12 @@ class DeferredContainer:
     def text(self) -> str:
         return "".join(self.parts)
 
-    def place(self, value: Any) -> None:
-        if self.owner is not None:
-            self.owner[self.slot] = value
+    def place(self, value: object) -> None:
+        owner, slot = self.owner, self.slot  # an object's key, or an array's index
+        if isinstance(owner, dict) and isinstance(slot, str):
+            owner[slot] = value
+        elif isinstance(owner, list) and isinstance(slot, int):
+            owner[slot] = value
 
     def _skim(self, chunk: str) -> int:
         """Advance the bracket depth over chunk; the index past the closing bracket, or -1."""

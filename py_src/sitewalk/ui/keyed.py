@@ -14,15 +14,15 @@ node in place; the others are slotted into a dirty parent. No `js` here: it runs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from markupsafe import Markup, escape
 
 from sitewalk_shared.contracts.catalog import CATALOG
 
 from ..base.trusted import TemplateHtml
-from .render import REGISTRY, render_template
+from .render import REGISTRY, ElementShape, SpecShape, render_template, valid_shape
 
 __all__ = ["Plan", "SLOT_TAG", "plan_update", "shallow_html", "slot_html"]
 
@@ -33,7 +33,7 @@ def slot_html(child: str) -> Markup:
     return Markup(f'<{SLOT_TAG} data-sw-slot="{escape(child)}"></{SLOT_TAG}>')
 
 
-def shallow_html(key: str, element: dict[str, Any]) -> TemplateHtml:
+def shallow_html(key: str, element: ElementShape) -> TemplateHtml:
     """One element's template with a slot per child; model data autoescaped, never marked safe."""
     kind = element["type"]
     props = CATALOG[kind].model_validate(element.get("props") or {})
@@ -58,7 +58,7 @@ class Plan:
         return not (self.dirty or self.removed or self.root_changed)
 
 
-def _reachable(spec: dict[str, Any] | None) -> tuple[list[str], dict[str, list[str]]]:
+def _reachable(spec: SpecShape | None) -> tuple[list[str], dict[str, list[str]]]:
     """Ids reachable from the root in post-order (children first), and each id's parents."""
     if not spec:
         return [], {}
@@ -83,18 +83,24 @@ def _reachable(spec: dict[str, Any] | None) -> tuple[list[str], dict[str, list[s
     return order, parents
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: ElementShape, b: ElementShape) -> bool:
     return (a.get("type") == b.get("type") and (a.get("props") or {}) == (b.get("props") or {})
             and list(a.get("children") or []) == list(b.get("children") or []))
 
 
-def plan_update(old: dict[str, Any] | None, new: dict[str, Any] | None,
+def plan_update(old: Mapping[str, object] | None, new: Mapping[str, object] | None,
                 old_reach: tuple[list[str], dict[str, list[str]]] | None = None) -> Plan:
     """`old_reach`: the `reach` of the plan that put `old` on screen, so it is not walked again."""
+    return _plan(valid_shape(old) if old is not None else None, valid_shape(new) if new is not None else None,
+                 old_reach)
+
+
+def _plan(old: SpecShape | None, new: SpecShape | None,
+          old_reach: tuple[list[str], dict[str, list[str]]] | None) -> Plan:
     old_order, _ = old_reach if old_reach is not None else _reachable(old)
     new_order, parents = _reachable(new)
-    old_elements = (old or {}).get("elements") or {}
-    new_elements = (new or {}).get("elements") or {}
+    old_elements: Mapping[str, ElementShape] = (old.get("elements") if old else None) or {}
+    new_elements: Mapping[str, ElementShape] = (new.get("elements") if new else None) or {}
     old_set = set(old_order)
     dirty = {key for key in new_order
              if key not in old_set or not _same(old_elements[key], new_elements[key])}
@@ -110,10 +116,10 @@ def plan_update(old: dict[str, Any] | None, new: dict[str, Any] | None,
                     if parent not in dirty:
                         dirty.add(parent)
                         changed = True
-    root_changed = (old or {}).get("root") != (new or {}).get("root")
+    new_root = new.get("root") if new else None
+    root_changed = (old.get("root") if old else None) != new_root
     plan = Plan(root_changed=root_changed, reach=(new_order, parents))
     plan.dirty = [key for key in new_order if key in dirty]
-    new_root = (new or {}).get("root")
     plan.top = [key for key in plan.dirty
                 if key == new_root or not any(p in dirty for p in parents.get(key, ()))]
     new_set = set(new_order)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from sitewalk_shared.ui_spec.patch_stream import PatchStream
 from sitewalk_shared.ui_spec.validate import Issue
@@ -41,7 +40,7 @@ class LiveScreen:
         self._behind: tuple[str, int] | None = None  # the current stream has progress not yet shown
 
     @property
-    def shown(self) -> dict[str, Any] | None:
+    def shown(self) -> dict[str, object] | None:
         """What to render now. Worked out when read, not per fragment: the screen filter walks the
         whole spec, so reading it once per frame keeps a long stream's total work linear."""
         self._catch_up()
@@ -56,7 +55,7 @@ class LiveScreen:
         """More argument text of a render_ui call; True when `shown` may have changed."""
         return self._feed(candidate, text, SpecStream)
 
-    def patch_lines(self, candidate: SpecCandidate, text: str, base: dict[str, Any] | None = None) -> bool:
+    def patch_lines(self, candidate: SpecCandidate, text: str, base: dict[str, object] | None = None) -> bool:
         """More JSON-patch lines for a spec; True when `shown` may have changed.
 
         `base` is the document the stream's first line applies to (the screen on record; an
@@ -131,7 +130,7 @@ class LiveScreen:
             complete = stream.complete()
             self.screen.update(stream.spec, complete, complete)
 
-    def _final_of(self, stream: SpecStream | PatchStream, key: tuple[str, int]) -> dict[str, Any] | None:
+    def _final_of(self, stream: SpecStream | PatchStream, key: tuple[str, int]) -> dict[str, object] | None:
         if isinstance(stream, PatchStream):
             stream.close()
             return stream.spec

@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import NoReturn
 
 from sitewalk_shared.errors import SitewalkError
 
 from .deferred_json import DeferredContainer
 
-__all__ = ["Path", "PartialJsonError", "PartialJsonParser"]
+__all__ = ["JsonContainer", "Path", "PartialJsonError", "PartialJsonParser"]
 
 Path = tuple[str | int, ...]
+JsonContainer = dict[str, object] | list[object]  # an object or an array, filled in as the stream arrives
 
 _WS = re.compile(r"[ \t\r\n]*")
 # One complete token after optional whitespace. An atom needs its delimiter in view to be complete.
@@ -69,7 +70,7 @@ _MAX_ATOM = 64
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -93,7 +94,7 @@ class PartialJsonError(SitewalkError, ValueError):
 class _Frame:
     __slots__ = ("container", "path", "state", "key")
 
-    def __init__(self, container: Any, path: Path, state: int):
+    def __init__(self, container: JsonContainer, path: Path, state: int):
         self.container = container
         self.path = path
         self.state = state
@@ -105,7 +106,7 @@ class PartialJsonParser:
 
     def __init__(self, defer_depth: int | None = None) -> None:
         self.defer_depth = defer_depth  # containers at this path length or deeper are deferred
-        self._value: Any = None
+        self._value: object = None
         self.started = False  # the top-level value has begun
         self.done = False  # the top-level value is complete
         self.chars_scanned = 0  # work counter: characters the scanners looked at
@@ -121,13 +122,13 @@ class PartialJsonParser:
     # -- public --------------------------------------------------------------------------------
 
     @property
-    def value(self) -> Any:
+    def value(self) -> object:
         """The value built so far (containers still open hold what has arrived)."""
         if self._deferred is not None:
             self._fill_deferred(self._deferred)
         return self._value
 
-    def feed(self, text: str) -> list[tuple[Path, Any]]:
+    def feed(self, text: str) -> list[tuple[Path, object]]:
         """Consume one fragment; return the values it completed as (path, value), in order."""
         if self._error:
             raise self._error
@@ -139,7 +140,7 @@ class PartialJsonParser:
             self.consumed += len(text)
             self.chars_scanned += len(text)
             return []
-        completed: list[tuple[Path, Any]] = []
+        completed: list[tuple[Path, object]] = []
         base = self.consumed
         self.consumed += len(text)
         try:
@@ -160,7 +161,7 @@ class PartialJsonParser:
             raise
         return completed
 
-    def close(self) -> Any:
+    def close(self) -> object:
         """End of stream: finish a trailing top-level number and return the complete value."""
         if self._error:
             raise self._error
@@ -275,7 +276,7 @@ class PartialJsonParser:
         self._completed(deferred.path, value, completed)
         return cut
 
-    def _parse_whole(self, source: str, start: int) -> Any:
+    def _parse_whole(self, source: str, start: int) -> object:
         parser = PartialJsonParser()
         try:
             parser.feed(source)
@@ -355,7 +356,7 @@ class PartialJsonParser:
     def _punct(self, char: str, where: int, completed: list) -> None:
         frame = self._stack[-1] if self._stack else None
         if char in "{[":
-            container: object = {} if char == "{" else []
+            container: JsonContainer = {} if char == "{" else []
             path = self._attach(container, where)
             if self.defer_depth is not None and len(path) >= self.defer_depth:
                 owner = frame.container if frame is not None else None
@@ -393,7 +394,7 @@ class PartialJsonParser:
         path = self._attach(value, where)
         self._completed(path, value, completed)
 
-    def _attach(self, value: Any, where: int) -> Path:
+    def _attach(self, value: object, where: int) -> Path:
         """Insert a value where the current frame expects one; return its path."""
         frame = self._stack[-1] if self._stack else None
         if frame is None:
@@ -432,7 +433,7 @@ def _decode(raw: str, where: int) -> str:
         raise PartialJsonError(f"bad string escape ({exc.args[0]})", where) from None
 
 
-def _atom(text: str, where: int) -> Any:
+def _atom(text: str, where: int) -> object:
     if text in _LITERALS:
         return _LITERALS[text]
     try:

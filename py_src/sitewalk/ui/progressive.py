@@ -10,7 +10,6 @@ final spec that fails validation leaves the last good screen and the issues.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -39,7 +38,7 @@ class ElementChecks:
     screen many times; validating every element each time would make the total work quadratic."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[Any, Any, bool]] = {}  # key -> (type, props object, ok)
+        self._seen: dict[str, tuple[object, object, bool]] = {}  # key -> (type, props object, ok)
 
     def __call__(self, key: str, element: object) -> bool:
         if not isinstance(element, dict):
@@ -62,7 +61,7 @@ class ElementChecks:
 
 
 def renderable(partial: object, complete: Collection[str],
-               element_ok: Callable[[str, Any], bool] | None = None) -> dict[str, Any] | None:
+               element_ok: Callable[[str, object], bool] | None = None) -> dict[str, object] | None:
     """The renderable part of a partial spec, or None while its root cannot render."""
     check = element_ok or (lambda _key, element: _element_ok(element))
     if not isinstance(partial, dict) or not isinstance(partial.get("elements"), dict):
@@ -116,17 +115,17 @@ class ProgressiveScreen:
     finished spec.
     """
 
-    def __init__(self, validate: Callable[[Any], list[Issue]] = validate_spec) -> None:
+    def __init__(self, validate: Callable[[object], list[Issue]] = validate_spec) -> None:
         self.validate = validate
-        self.shown: dict[str, Any] | None = None
-        self.good: dict[str, Any] | None = None
-        self.identity: dict[str, Any] | None = None  # of the spec being shown or streamed
+        self.shown: dict[str, object] | None = None
+        self.good: dict[str, object] | None = None
+        self.identity: dict[str, object] | None = None  # of the spec being shown or streamed
         self.issues: list[Issue] = []
         self.streaming = False
         self._switched = False  # the streaming spec has taken over the screen
         self._checks = ElementChecks()
 
-    def begin(self, identity: dict[str, Any] | None = None) -> None:
+    def begin(self, identity: dict[str, object] | None = None) -> None:
         self.identity = identity
         self.streaming = True
         self._switched = False
@@ -151,13 +150,13 @@ class ProgressiveScreen:
         """Elements whose props changed in place since the last update (None: any of them)."""
         self._checks.forget(keys)
 
-    def finish(self, final: Any) -> list[Issue]:
+    def finish(self, final: object) -> list[Issue]:
         """The spec is complete: validate it; invalid leaves the last good screen. Returns issues."""
         self.streaming = False
         self._switched = False
         spec = {k: v for k, v in final.items() if k != "identity"} if isinstance(final, dict) else final
         self.issues = self.validate(spec)
-        if self.issues:
+        if self.issues or not isinstance(spec, dict):  # a spec that passes is an object
             self.shown = self.good
         else:
             self.shown = self.good = spec

@@ -8,7 +8,8 @@ HTML the page's Trusted Types policy lets into the DOM (`base/trusted.py`, `brid
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict, cast
 
 from markupsafe import Markup
 
@@ -18,13 +19,34 @@ from ..base.trusted import TemplateHtml
 from .templating import ENV as _env
 from .templating import render_template
 
-__all__ = ["REGISTRY", "render_element", "render_spec", "render_template"]
+__all__ = ["REGISTRY", "ElementShape", "SpecShape", "render_element", "render_spec", "render_template", "valid_shape"]
 
 # Registry: catalog type -> trusted template. A type without a template cannot render.
 REGISTRY: dict[str, str] = {name: f"{name}.j2" for name in CATALOG}
 
 
-def render_element(key: str, elements: dict[str, Any]) -> Markup:
+class ElementShape(TypedDict):
+    """One element of a spec that `validate_spec` accepted."""
+
+    type: str
+    props: NotRequired[dict[str, object] | None]
+    children: NotRequired[list[str] | None]
+
+
+class SpecShape(TypedDict):
+    """A spec that `validate_spec` (or the progressive filter) accepted: a root and its elements by key."""
+
+    root: str
+    elements: dict[str, ElementShape]
+
+
+def valid_shape(spec: Mapping[str, object]) -> SpecShape:
+    """A spec already checked (`validate_spec`, or built by the progressive filter) read as its shape: the
+    one place the check is taken on trust, so that nothing below it reads the spec untyped. No copy."""
+    return cast(SpecShape, spec)
+
+
+def render_element(key: str, elements: Mapping[str, ElementShape]) -> Markup:
     element = elements[key]
     kind = element["type"]
     props = CATALOG[kind].model_validate(element.get("props") or {})
@@ -33,6 +55,7 @@ def render_element(key: str, elements: dict[str, Any]) -> Markup:
     return Markup(html)
 
 
-def render_spec(spec: dict[str, Any]) -> TemplateHtml:
+def render_spec(spec: Mapping[str, object]) -> TemplateHtml:
     """HTML for a spec that `validate_spec` accepted."""
-    return TemplateHtml(render_element(spec["root"], spec["elements"]))
+    shape = valid_shape(spec)
+    return TemplateHtml(render_element(shape["root"], shape["elements"]))

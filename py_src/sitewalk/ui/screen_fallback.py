@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any
 
 __all__ = ["MAX_LINES", "fallback_lines", "patched_for_fallback"]
 
@@ -22,11 +21,11 @@ MAX_LINES = 200
 MAX_LINE_CHARS = 500
 
 
-def fallback_lines(spec: Any) -> list[str]:
+def fallback_lines(spec: object) -> list[str]:
     """`Type: text · text` for each element of a (possibly invalid) spec, in tree order."""
-    elements = spec.get("elements") if isinstance(spec, dict) else None
-    if not isinstance(elements, dict):
+    if not isinstance(spec, dict) or not isinstance(spec.get("elements"), dict):
         return []
+    elements = spec["elements"]
     order: list[str] = []
     _walk(elements, spec.get("root"), order, set())
     order += [key for key in elements if key not in order]  # unreachable elements still say something
@@ -34,7 +33,7 @@ def fallback_lines(spec: Any) -> list[str]:
     return [line for line in lines if line][:MAX_LINES]
 
 
-def patched_for_fallback(base: Mapping[str, object] | None, patch_text: str) -> dict[str, Any]:
+def patched_for_fallback(base: Mapping[str, object] | None, patch_text: str) -> dict[str, object]:
     """The spec inline patch lines were writing, applied leniently (a line that fails is skipped).
 
     The strict application stops at the first bad line; the fallback wants all the words sent.

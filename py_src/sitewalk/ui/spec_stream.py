@@ -14,7 +14,6 @@ A syntax error inside one is raised when it closes, or by the feed after `spec` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .partial_json import PartialJsonParser
 
@@ -46,7 +45,7 @@ class SpecStream:
         self._props: set[str] = set()
 
     @property
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> dict[str, object]:
         """The partially built spec (complete and incomplete elements alike)."""
         value = self.parser.value
         return value if isinstance(value, dict) else {}
@@ -62,7 +61,7 @@ class SpecStream:
             self._on_value(path, value, progress)
         return progress
 
-    def close(self) -> Any:
+    def close(self) -> object:
         """The complete arguments; raises `PartialJsonError` if the stream ended early."""
         return self.parser.close()
 
