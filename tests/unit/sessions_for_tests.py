@@ -10,16 +10,17 @@ needs after them (the first matching route answers, so these two come first).
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, counted_registry
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.screen_feed import ScreenFeed
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import InspectionSession
 from sitewalk.session.calls import CallBoard
 from sitewalk.session.cancel import Cancellation
-from sitewalk.session.parts import ThreadParts
+from sitewalk.session.parts import DeviceHooks, ScreenHooks, ThreadParts
 from sitewalk.session.stream import RunStream
 from sitewalk.session.thread import Thread, WaitForNetwork
 
@@ -44,13 +45,21 @@ def session_on(fake: FakeTransport, registry: Any = None, view: RecordingView | 
     """A session on `fake` (read_local_draft counted unless a registry is given) and the view it draws on."""
     view = view or RecordingView()
     registry = registry if registry is not None else counted_registry()[0]
-    return InspectionSession(client_on(fake), registry, view, Hooks(**hooks)), view
+    device, shown = split_hooks(**hooks)
+    return InspectionSession(client_on(fake), registry, view, device_hooks=device, screen_hooks=shown), view
 
 
 def parts_on(fake: FakeTransport, view: RecordingView, **hooks: Any) -> ThreadParts:
     """The parts of a session on thread t1 (no start: the thread exists), drawing on `view`."""
     return ThreadParts.build(client_on(fake), Thread(THREAD_ID), counted_registry()[0], view, ScreenFeed(view),
-                             Cancellation(), Hooks(**hooks))
+                             Cancellation(), *split_hooks(**hooks))
+
+
+def split_hooks(**hooks: Any) -> tuple[DeviceHooks, ScreenHooks]:
+    """Each hook named, into whichever of `DeviceHooks` and `ScreenHooks` has it (an unknown name: TypeError)."""
+    device_names = {field.name for field in fields(DeviceHooks)}
+    return (DeviceHooks(**{k: v for k, v in hooks.items() if k in device_names}),
+            ScreenHooks(**{k: v for k, v in hooks.items() if k not in device_names}))
 
 
 def stream_on(fake: FakeTransport, view: RecordingView, wait: WaitForNetwork = no_wait) -> RunStream:

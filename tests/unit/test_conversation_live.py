@@ -12,7 +12,7 @@ from test_session_live import RecordingView, _quick_retry
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.inspections import InspectionList
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession
 
 
 class TranscriptView(RecordingView):
@@ -33,18 +33,19 @@ def test_a_follow_up_changes_the_risk_on_record_and_a_reopen_shows_it(agent_serv
         registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
         async with AgentServerClient(agent_server) as client:
             view = TranscriptView()
-            first = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick_retry))
+            first = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick_retry))
             await first.start("inspection-91", metadata={"device_id": device})
             assert view.screens[-1]["elements"]["risk"]["props"]["level"] == "low"
             assert await first.say("The risk is critical") == "sent"
             state = await client.threads.get_state(first.thread_id)
-            second = InspectionSession(client, registry, TranscriptView(), Hooks(wait_for_network=_quick_retry))
+            second = InspectionSession(client, registry, TranscriptView(),
+                                       device_hooks=DeviceHooks(wait_for_network=_quick_retry))
             await second.start("inspection-92", metadata={"device_id": device})
             listed = InspectionList(client, device, page_size=1)
             await listed.more()
             await listed.more()
             again = TranscriptView()
-            await InspectionSession(client, registry, again, Hooks()).reopen(first.thread_id)
+            await InspectionSession(client, registry, again).reopen(first.thread_id)
             return view, state, listed, again, first.thread_id
 
     view, state, listed, again, thread_id = asyncio.run(go())

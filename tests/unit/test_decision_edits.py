@@ -16,7 +16,7 @@ from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.cancel import Cancellation
 from sitewalk.session.decision_edits import DecisionEdits, DecisionNotReached
-from sitewalk.session.parts import Hooks, ThreadParts
+from sitewalk.session.parts import DeviceHooks, ScreenHooks, ThreadParts
 from sitewalk.session.thread import Thread
 from sitewalk.timeline import InvalidEdit, RunActive, TimelineTree, UnknownCheckpoint
 from sitewalk.timeline.decisions import UNREADABLE, decide, effects, order_key, reviewed_step
@@ -160,7 +160,7 @@ def _with_edits(fake: FakeTransport, then):
         client = AgentServerClient(BASE_URL, transport=fake)
         registry, _ = counted_registry()
         parts = ThreadParts.build(client, Thread(THREAD), registry, view, ScreenFeed(view), Cancellation(),
-                                  Hooks(wait_for_network=wait))
+                                  DeviceHooks(wait_for_network=wait), ScreenHooks())
         await parts.timeline.refresh()
         return await then(DecisionEdits(parts))
 

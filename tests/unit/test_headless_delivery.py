@@ -12,7 +12,7 @@ from test_session_live import RecordingView
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.delivery import AnswerBook, client_mismatch, mismatch_of, server_mismatches
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession, ScreenHooks
 from sitewalk_shared.contracts.tools import PROTOCOL_VERSION, READ_LOCAL_DRAFT, TOOL_CONTRACTS
 
 # The same tool as an older build of the client knew it: another description, so another digest.
@@ -111,7 +111,7 @@ def test_server_side_mismatch_an_old_client_sends_its_digest_and_the_agent_refus
         registry = _registry(OLD_CONTRACTS)
         seen: list = []
         session = InspectionSession(AgentServerClient(agent_server), registry, RecordingView(),
-                                    Hooks(on_contract_mismatch=seen.append))
+                                    screen_hooks=ScreenHooks(on_contract_mismatch=seen.append))
         await session.start("inspection-42")
         return registry, session, seen
 
@@ -135,7 +135,7 @@ def test_client_side_mismatch_a_thread_started_without_a_manifest_is_answered_co
         registry = _registry(OLD_CONTRACTS)
         view = RecordingView()
         seen: list = []
-        session = InspectionSession(client, registry, view, Hooks(on_contract_mismatch=seen.append))
+        session = InspectionSession(client, registry, view, screen_hooks=ScreenHooks(on_contract_mismatch=seen.append))
         waited = await session.rejoin(thread["thread_id"])
         state = await client.threads.get_state(thread["thread_id"])
         return registry, seen, waited, state, view
@@ -167,7 +167,7 @@ def test_rejoin_resends_the_recorded_answer_and_never_runs_the_tool_again(agent_
                     "result": {"inspection_id": "inspection-42", "site": "Recorded before the reload"}}
         await book.record(thread["thread_id"], pending["id"], recorded)  # the first page, then the reload
         registry = _registry()
-        session = InspectionSession(client, registry, RecordingView(), Hooks(book=book))
+        session = InspectionSession(client, registry, RecordingView(), device_hooks=DeviceHooks(book=book))
         await session.rejoin(thread["thread_id"])
         again = await session.rejoin(thread["thread_id"])  # nothing pending any more: nothing to do
         state = await client.threads.get_state(thread["thread_id"])
@@ -185,7 +185,8 @@ def test_the_same_interrupt_delivered_twice_is_answered_once(agent_server):
 
     async def go():
         client = AgentServerClient(agent_server)
-        session = InspectionSession(client, _registry(), RecordingView(), Hooks(book=AnswerBook(MemoryStore())))
+        session = InspectionSession(client, _registry(), RecordingView(),
+                                    device_hooks=DeviceHooks(book=AnswerBook(MemoryStore())))
         real_get_state = client.threads.get_state
 
         async def doubled(thread_id, **kwargs):
@@ -245,7 +246,8 @@ def _outbox_session(agent_server, deliver_first):
             waits.append(attempt)
 
         session = InspectionSession(client, _registry(), RecordingView(),
-                                    Hooks(book=book, on_outbox=outbox.append, wait_for_network=wait_for_network))
+                                    device_hooks=DeviceHooks(book=book, wait_for_network=wait_for_network),
+                                    screen_hooks=ScreenHooks(on_outbox=outbox.append))
         await session.start("inspection-42")
         state = await client.threads.get_state(session.thread_id)
         [call_id] = session.registry.runs

@@ -15,7 +15,7 @@ from test_session_live import RecordingView
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import InspectionSession, ScreenHooks
 from sitewalk.session.review_board import ReviewBoard
 from sitewalk.session.reviews import edit
 from sitewalk.ui.render import render_template
@@ -59,7 +59,8 @@ def test_the_servers_refusal_of_an_edit_reaches_the_card_with_its_field(agent_se
     async def go() -> tuple[list[Any], _Cards, str]:
         cards = _Cards()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, HeadlessToolRegistry(), RecordingView(), Hooks(review_cards=cards))
+            session = InspectionSession(client, HeadlessToolRegistry(), RecordingView(),
+                                        screen_hooks=ScreenHooks(review_cards=cards))
             await session.start(f"inspection-rc{uuid.uuid4().hex[:8]}", note="script: review")
             order = next(r for r in await session.show_reviews() if r.name == "create_work_order")  # as the app does
             refused = await session.review({order.interrupt_id: edit(order, {**order.args, "priority": "medium"})})

@@ -11,7 +11,7 @@ from test_session_live import RecordingView
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.delivery import AuditLog
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession
 from sitewalk_shared.contracts.tools import (
     READ_LOCAL_DRAFT,
     ReadLocalDraftResult,
@@ -81,7 +81,8 @@ def test_against_the_agent_the_notes_stay_on_the_device_and_the_audit_log_record
     async def go():
         client = AgentServerClient(agent_server)
         audit_store = MemoryStore()
-        session = InspectionSession(client, _registry(store), RecordingView(), Hooks(audit=AuditLog(audit_store)))
+        session = InspectionSession(client, _registry(store), RecordingView(),
+                                    device_hooks=DeviceHooks(audit=AuditLog(audit_store)))
         await session.start("inspection-42")
         state = await client.threads.get_state(session.thread_id)
         history = [c async for page in client.threads.iter_history(session.thread_id, page_size=50) for c in page]

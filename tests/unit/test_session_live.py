@@ -9,7 +9,7 @@ from memory_storage import MemoryStore
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft, start_blank_draft
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession
 
 
 class RecordingView:
@@ -65,7 +65,7 @@ def drive_session(agent_server, store, inspection_id, note="", transport=None, t
         registry.register("read_local_draft", read_local_draft(MemoryStore(store)))
         view = RecordingView()
         async with AgentServerClient(agent_server, transport=transport) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick_retry))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick_retry))
             await session.start(inspection_id, note=note)
             after = await then(session, client) if then is not None else None
         return session, view, after

@@ -182,13 +182,14 @@ def test_a_damaged_kept_sign_in_starts_signed_out(kept):
 def test_the_restore_preview_reads_the_work_order_mirror_of_the_signed_in_inspector(owner, namespace):
     from fake_agent_server import RecordingView, counted_registry
 
-    from sitewalk.session import Hooks, InspectionSession
+    from sitewalk.session import DeviceHooks, InspectionSession
     from sitewalk.session.travel import TimeTravel
 
     mirror = {"key": "work-order:inspection-42:risk-1", "id": "WO-1", "status": "open"}
     fake = FakeTransport().on("GET", "/store/items", (200, {"value": mirror}))
     client = AgentServerClient(BASE_URL, transport=fake)
-    session = InspectionSession(client, counted_registry()[0], RecordingView(), Hooks(owner=lambda: owner))
+    session = InspectionSession(client, counted_registry()[0], RecordingView(),
+                                device_hooks=DeviceHooks(owner=lambda: owner))
     session._on("t1")  # the thread on screen (as a start or a reopen makes it)
     assert session.parts is not None and session.parts.thread.owner == owner
     assert asyncio.run(TimeTravel(session.parts).work_order(mirror["key"])) == mirror

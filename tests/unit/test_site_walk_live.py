@@ -14,7 +14,7 @@ from walk_doubles import Cards, View, soon
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import read_audit_trail
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession, ScreenHooks
 from sitewalk.session.edits import StepEdits
 from sitewalk.timeline import InvalidEdit, UnknownCheckpoint
 
@@ -29,7 +29,8 @@ def _walk(agent_server, then):
         registry.register("read_local_draft", read_local_draft(drafts))
         cards, view = Cards(), View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=soon),
+                                        screen_hooks=ScreenHooks(question_cards=cards))
             await session.start("inspection-78", note="script: site-walk")
             return await then(session, client, cards, view)
 
@@ -148,7 +149,8 @@ def test_asking_again_between_the_questions_leaves_the_page_as_a_reopen_shows_it
                                                                            json.dumps(DRAFT)})))
         cards, view = Cards(), PageView()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=soon),
+                                        screen_hooks=ScreenHooks(question_cards=cards))
             await session.start("inspection-78", note="script: site-walk")
             await _answer_both(session, cards)
             between = next(n for s in view.checkpoints.steps for n in s.nested if n.name.title.endswith("— yes"))
@@ -156,7 +158,7 @@ def test_asking_again_between_the_questions_leaves_the_page_as_a_reopen_shows_it
             await StepEdits(session.parts).ask_again(between.id)
             await session.answer(cards.pending[0]["interrupt_id"], 7)
             again = PageView()
-            await InspectionSession(client, registry, again, Hooks()).reopen(session.thread_id)
+            await InspectionSession(client, registry, again).reopen(session.thread_id)
             return done, view, again
 
     done, view, again = asyncio.run(go())

@@ -18,7 +18,7 @@ from walk_doubles import Cards, View, soon
 
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession, ScreenHooks
 from sitewalk.session.edits import StepEdits
 from sitewalk_agent.site_walk import WALK_NODE
 
@@ -83,7 +83,8 @@ def test_an_answer_asked_again_is_changed_at_its_step_and_the_card_shows_the_cha
                                                                            json.dumps(DRAFT)})))
         cards, view = Cards(), View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=soon, question_cards=cards))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=soon),
+                                        screen_hooks=ScreenHooks(question_cards=cards))
             await session.start("inspection-79", note="script: site-walk")
             for value in ("yes", 3):
                 await session.show_questions()

@@ -14,7 +14,7 @@ from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.headless.location import get_current_location
 from sitewalk.headless.manual_position import ManualPosition
 from sitewalk.headless.permissions import MANUAL_ENTRY, DevicePermissions
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import DeviceHooks, InspectionSession
 from sitewalk.session.travel import NOTHING_TO_REPLAY, TimeTravel
 from sitewalk.timeline import ReplayDeclined, ReplayWouldBeDeclined, RunActive, UnknownCheckpoint
 
@@ -51,7 +51,7 @@ def _travel(agent_server, then, note=""):
         registry.register("read_local_draft", read_local_draft(store))
         view = View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note=note)
             assert session.parts is not None
             return await then(TimeTravel(session.parts), session, client, view, store)
@@ -181,7 +181,8 @@ def test_a_replay_asking_a_denied_tool_without_manual_entry_is_refused_before_it
     async def go():
         registry = _located_registry(store, _cancel_while_asked(holder), locate, permission, manual={})
         async with AgentServerClient(agent_server) as client:
-            session = holder["session"] = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
+            session = holder["session"] = InspectionSession(client, registry, View(),
+                                                            device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
             travel = TimeTravel(session.parts)
             await travel.timeline.refresh()
@@ -234,7 +235,7 @@ def test_a_replay_through_a_denied_position_says_it_will_be_typed_and_goes_on_wi
         registry = _located_registry(store, allow, locate, permission, type_position=type_position)
         view = View()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
             travel = TimeTravel(session.parts)
             while not travel.timeline.tree.exhausted:
@@ -275,7 +276,7 @@ def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(age
     async def go():
         registry = _located_registry(store, allow, locate, permission)
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, View(), Hooks(wait_for_network=_quick))
+            session = InspectionSession(client, registry, View(), device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
             travel = TimeTravel(session.parts)
             while not travel.timeline.tree.exhausted:
@@ -317,7 +318,7 @@ def test_after_editing_an_earlier_message_the_page_shows_the_new_branch_as_a_reo
         registry.register("read_local_draft", read_local_draft(store))
         view = PageView()
         async with AgentServerClient(agent_server) as client:
-            session = InspectionSession(client, registry, view, Hooks(wait_for_network=_quick))
+            session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77")
             assert await session.say("the risk is critical") == "sent"
             before = view.transcript()
@@ -328,7 +329,7 @@ def test_after_editing_an_earlier_message_the_page_shows_the_new_branch_as_a_reo
                         and "Start inspection" in str(s.name.title))
             await travel.edit_message(said.facts.last.id, "Start inspection inspection-77\nThe route was wrong.")
             again = PageView()
-            await InspectionSession(client, registry, again, Hooks()).reopen(session.thread_id)
+            await InspectionSession(client, registry, again).reopen(session.thread_id)
             return before, view, again
 
     before, view, again = asyncio.run(go())

@@ -14,7 +14,7 @@ from fake_agent_server import BASE_URL, HISTORY, RUNS, STATE, THREAD_ID, FakeTra
 from test_inspections import graph_state
 
 from sitewalk.agentserver.client import AgentServerClient
-from sitewalk.session import Hooks, InspectionSession
+from sitewalk.session import InspectionSession
 from sitewalk.session.travel import TimeTravel
 
 
@@ -60,7 +60,7 @@ def _run(forked: dict[str, Any], new_end: dict[str, Any]) -> str:
 def _reopened(state: dict[str, Any]) -> PageView:
     fake = FakeTransport().on("GET", STATE, (200, state)).on("GET", RUNS, (200, [])).on("POST", HISTORY, (200, []))
     view = PageView()
-    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
+    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view)
     asyncio.run(session.reopen(THREAD_ID))
     return view
 
@@ -78,7 +78,7 @@ def test_a_fork_redraws_the_view_from_its_fork_point_then_shows_the_new_run_once
     fake.on("POST", STATE, (200, {"checkpoint": forked["checkpoint"]}))
     fake.on("POST", f"{RUNS}/stream", _run(forked, new_end))
     view = PageView()
-    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
+    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view)
 
     async def go() -> None:
         await session.reopen(THREAD_ID)  # the old branch on the page
@@ -113,7 +113,7 @@ def test_a_message_the_old_branch_streamed_here_is_shown_again_when_the_new_run_
     fake.on("POST", HISTORY, (200, [])).on("POST", state_at(THREAD_ID, "c1"), (200, replay))
     fake.on("POST", f"{RUNS}/stream", _run(forked, new_end))
     view = PageView()
-    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
+    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view)
 
     async def go() -> None:
         await session.reopen(THREAD_ID)
@@ -142,7 +142,7 @@ def test_a_fork_whose_run_fails_midway_leaves_the_page_as_the_thread_is_and_says
         _run(forked, new_end).split("event: messages")[1]
     fake.on("POST", f"{RUNS}/stream", half + sse(("error", {"error": "ModelError", "message": "model down"})))
     view = PageView()
-    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view, Hooks())
+    session = InspectionSession(AgentServerClient(BASE_URL, transport=fake), _no_tools(), view)
 
     async def go() -> tuple[Exception, list[tuple[str, str]]]:
         await session.reopen(THREAD_ID)

@@ -30,5 +30,5 @@ class View:
 
 
 async def soon(attempt):
-    """`Hooks.wait_for_network`: try again after 50 ms rather than the app's backoff."""
+    """`DeviceHooks.wait_for_network`: try again after 50 ms rather than the app's backoff."""
     await asyncio.sleep(0.05)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 from ..bridge import dom, files, tasks
@@ -20,7 +21,7 @@ __all__ = ["RequestDialog"]
 
 DIALOG_ID = "sw-device-dialog"
 ALLOW, DECLINE, TYPE = "allow", "decline", "type"
-_FIELDS = {"latitude": "sw-device-lat", "longitude": "sw-device-lon"}
+_FIELDS = MappingProxyType({"latitude": "sw-device-lat", "longitude": "sw-device-lon"})  # read-only
 
 
 class RequestDialog:

@@ -82,17 +82,17 @@ class Sessions:
 
     def new(self, on_thread: Callable[[str], None] | None = None) -> InspectionSession:
         """A session for the next inspection, which becomes the one on screen."""
-        from ..session import Hooks, InspectionSession  # jsonpatch, streaming: at the first inspection
+        from ..session import DeviceHooks, InspectionSession, ScreenHooks  # jsonpatch, streaming: at the first one
 
         shared = self._machinery()
-        hooks = Hooks(book=shared.answers, audit=shared.audit, on_contract_mismatch=self._show_mismatch,
-                      on_outbox=_show_outbox, on_thread=on_thread, wait_for_network=tasks.wait_for_online,
-                      on_messages=show_waiting_messages, message_store=storage.LocalStorageStore(),
-                      review_cards=shared.review_cards, question_cards=shared.question_cards,
-                      stuck_panel=shared.stuck_panel, owner=self._owner, stuck_policy=self._stuck_policy,
-                      on_status=self._on_status)
-        self._newest = InspectionSession(self._client, self._tools(), self.view(), hooks,
-                                         assistant_id=self._assistant_id)
+        device = DeviceHooks(book=shared.answers, audit=shared.audit, message_store=storage.LocalStorageStore(),
+                             on_thread=on_thread, owner=self._owner, wait_for_network=tasks.wait_for_online,
+                             stuck_policy=self._stuck_policy)
+        shown = ScreenHooks(review_cards=shared.review_cards, question_cards=shared.question_cards,
+                            stuck_panel=shared.stuck_panel, on_status=self._on_status, on_outbox=_show_outbox,
+                            on_messages=show_waiting_messages, on_contract_mismatch=self._show_mismatch)
+        self._newest = InspectionSession(self._client, self._tools(), self.view(), device_hooks=device,
+                                         screen_hooks=shown, assistant_id=self._assistant_id)
         return self._newest
 
     def _machinery(self) -> _Machinery:

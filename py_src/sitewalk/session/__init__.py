@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .inspection import InspectionSession
-    from .parts import Hooks
+    from .parts import DeviceHooks, ScreenHooks
     from .refusals import Refused
     from .thread import ASSISTANT_ID, Thread
     from .view import View
 
-__all__ = ["ASSISTANT_ID", "Hooks", "InspectionSession", "Refused", "Thread", "View"]
+__all__ = ["ASSISTANT_ID", "DeviceHooks", "InspectionSession", "Refused", "ScreenHooks", "Thread", "View"]
 
-_HOME = {"ASSISTANT_ID": ".thread", "Hooks": ".parts", "InspectionSession": ".inspection", "Refused": ".refusals",
-         "Thread": ".thread", "View": ".view"}
+_HOME = {"ASSISTANT_ID": ".thread", "DeviceHooks": ".parts", "InspectionSession": ".inspection",
+         "Refused": ".refusals", "ScreenHooks": ".parts", "Thread": ".thread", "View": ".view"}
 
 
 def __getattr__(name: str) -> Any:

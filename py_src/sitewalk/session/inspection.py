@@ -14,7 +14,7 @@ from ..headless.registry import HeadlessToolRegistry
 from ..screen_feed import ScreenFeed
 from .cancel import Cancellation, cancel_server_runs
 from .conversation import show_user_text
-from .parts import Hooks, ThreadParts
+from .parts import DeviceHooks, ScreenHooks, ThreadParts
 from .progress import parse_choice
 from .questions import PendingQuestion
 from .refusals import Refused
@@ -28,11 +28,13 @@ __all__ = ["InspectionSession"]
 
 class InspectionSession:
     def __init__(self, client: AgentServerClient, registry: HeadlessToolRegistry, view: View,
-                 hooks: Hooks | None = None, assistant_id: str = ASSISTANT_ID) -> None:
+                 device_hooks: DeviceHooks | None = None, screen_hooks: ScreenHooks | None = None,
+                 assistant_id: str = ASSISTANT_ID) -> None:
         self.client = client
         self.registry = registry
         self.view = view
-        self.hooks = hooks or Hooks()
+        self.device_hooks = device_hooks or DeviceHooks()  # what the device keeps, who is signed in, waiting
+        self.screen_hooks = screen_hooks or ScreenHooks()  # where cards, panels and the status line are shown
         self.assistant_id = assistant_id
         self.screen = ScreenFeed(view)  # what the streams say of the screen and the transcript
         self.cancellation = Cancellation()
@@ -43,8 +45,8 @@ class InspectionSession:
         device id the list of inspections is found by), and its first run (with this device's tool manifest)."""
         thread = await self.client.threads.create(metadata={**(metadata or {}), "inspection_id": inspection_id})
         parts = self._on(thread["thread_id"])
-        if self.hooks.on_thread is not None:
-            self.hooks.on_thread(parts.thread.id)
+        if self.device_hooks.on_thread is not None:
+            self.device_hooks.on_thread(parts.thread.id)
         self.view.status(f"Inspection {inspection_id}: thread {parts.thread.id}")
         text = f"Start inspection {inspection_id}" + (f"\n{note}" if note else "")
         message_id = f"user-{uuid.uuid4().hex[:16]}"
@@ -159,7 +161,7 @@ class InspectionSession:
 
     def _on(self, thread_id: str) -> ThreadParts:
         if self.parts is None or self.parts.thread.id != thread_id:
-            thread = Thread(thread_id, self.assistant_id, owner=self.hooks.owner())
+            thread = Thread(thread_id, self.assistant_id, owner=self.device_hooks.owner())
             self.parts = ThreadParts.build(self.client, thread, self.registry, self.view, self.screen,
-                                           self.cancellation, self.hooks)
+                                           self.cancellation, self.device_hooks, self.screen_hooks)
         return self.parts
