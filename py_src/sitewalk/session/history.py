@@ -53,15 +53,21 @@ class TimelineFeed:
         return self.pager.tree
 
     async def refresh(self) -> TimelineShown | None:
-        """The newest page, on the live branch (a run ended, the inspection opened). None when stale."""
+        """The newest page, on the live branch (a run ended, the inspection opened). None when stale.
+
+        The newest steps are shown as soon as they are read, the rest of the page under them after."""
         try:
-            await self.pager.first_page()
+            await self.pager.first_page(self._first_screen)
         except StaleResponse:
             return None  # another thread (or a newer refresh) owns the view now
         except HistoryPageFailed as error:
             return self._show(str(error))
         self.head = None
         return await self._with_nested()
+
+    async def _first_screen(self, tree: TimelineTree) -> None:
+        self.head = None
+        await self._with_nested()
 
     async def older(self) -> TimelineShown | None:
         """One more page of older steps; a failed page says so and keeps the steps shown."""

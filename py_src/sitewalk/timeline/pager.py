@@ -8,6 +8,12 @@ Each load holds a ticket of the shared `StaleGuard` and writes into the tree onl
 is current. A page that fails is retried; when it still
 fails the tree keeps every step it has and `HistoryPageFailed` says so; a page refused for want of a
 sign-in (401) is not retried: `HistoryNeedsSignIn` says "sign in to load more".
+
+The first page can come in two reads (`first_page(first_screen=...)`): the newest `FIRST_SCREEN` steps,
+handed to `first_screen` to draw, then the rest of the page before them. Every history entry carries the
+whole state so far, so the newest entries are the heaviest: a short first read is drawn long before a
+whole page would have arrived and parsed. The rest is the load on its way (an older-page ask joins it),
+and the tree ends as one read of the whole page leaves it.
 """
 
 from __future__ import annotations
@@ -21,15 +27,17 @@ from .errors import HistoryNeedsSignIn, HistoryPageFailed, StaleResponse
 from .guard import StaleGuard, Ticket
 from .tree import TimelineTree
 
-__all__ = ["PAGE_SIZE", "FetchPage", "TimelinePager"]
+__all__ = ["FIRST_SCREEN", "PAGE_SIZE", "FetchPage", "FirstScreen", "TimelinePager"]
 
 PAGE_SIZE = 20  # a phone screen and a half of steps
+FIRST_SCREEN = 6  # the newest steps drawn before the rest of the first page is read
 # A dropped connection or a 5xx is worth another try; a 404 or a bad request is not.
 RETRYABLE: tuple[type[Exception], ...] = (OSError, TimeoutError, ServerUnreachable, ServerError)
 RETRIES = 2  # a failed page is asked again this many times before the inspector is told
 
 FetchPage = Callable[[int, str | None], Awaitable[Sequence[Mapping[str, Any]]]]
 Wait = Callable[[int], Awaitable[None]]
+FirstScreen = Callable[[TimelineTree], Awaitable[object]]
 
 
 async def _no_wait(attempt: int) -> None:
@@ -38,29 +46,37 @@ async def _no_wait(attempt: int) -> None:
 
 class TimelinePager:
     def __init__(self, thread_id: str, fetch: FetchPage, guard: StaleGuard, page_size: int = PAGE_SIZE,
-                 wait: Wait = _no_wait) -> None:
+                 wait: Wait = _no_wait, first_screen: int = FIRST_SCREEN) -> None:
         self.thread_id = thread_id
         self.fetch = fetch
         self.guard = guard
         self.page_size = page_size
+        self.first_screen = first_screen
         self.wait = wait
         self.tree = TimelineTree()
         self._ticket: Ticket | None = None
         self._loading: asyncio.Future[list[str]] | None = None  # the older page on its way, if any
 
-    async def first_page(self) -> TimelineTree:
-        """Start over from the newest checkpoint (a run ended, or the timeline opened).
+    async def first_page(self, first_screen: FirstScreen | None = None) -> TimelineTree:
+        """Start over from the newest checkpoint (a run ended, or the timeline opened); the whole first page.
 
-        Raises StaleResponse when another load replaced this one while the page was on its way.
+        With `first_screen`, the newest `self.first_screen` steps are read first and handed to it (to be
+        drawn) while the rest of the page is read. Raises StaleResponse when another load replaced this
+        one while a read was on its way.
         """
         ticket = self.guard.claim(self.thread_id)
         self._loading = None  # an older page still on its way belongs to the tree being replaced
-        page = await self._fetch(None)
+        size = min(self.first_screen, self.page_size) if first_screen is not None else self.page_size
+        page = await self._fetch(None, size)
         ticket.check()
         tree = TimelineTree()
-        tree.add_page(page, self.page_size)
+        tree.add_page(page, size)
         self.tree = tree
         self._ticket = ticket
+        if first_screen is not None and size < self.page_size and not tree.exhausted:
+            rest = self._read_older(self.page_size - size)  # on its way while the first screen is drawn
+            await first_screen(tree)
+            await asyncio.shield(rest)
         return tree
 
     @property
@@ -70,28 +86,34 @@ class TimelinePager:
     async def older(self) -> list[str]:
         """The next older page into the same tree; the ids it added ([] once the history is exhausted).
 
-        While a page is on its way, a second ask (a scroll and a press at once) waits for that page."""
-        if self._loading is None or self._loading.done():
-            self._loading = asyncio.ensure_future(self._older())
-        return await asyncio.shield(self._loading)
+        While a page is on its way (or the rest of the first page), a second ask (a scroll and a press at
+        once) waits for that page."""
+        loading = self._loading
+        if loading is None or loading.done():
+            loading = self._read_older(self.page_size)
+        return await asyncio.shield(loading)
 
-    async def _older(self) -> list[str]:
-        if self.tree.exhausted or self.tree.cursor is None:
+    def _read_older(self, size: int) -> asyncio.Future[list[str]]:
+        """Start reading `size` steps before the cursor, into the tree shown now, under its ticket."""
+        self._loading = asyncio.ensure_future(self._older(self.tree, self._ticket, size))
+        return self._loading
+
+    async def _older(self, tree: TimelineTree, ticket: Ticket | None, size: int) -> list[str]:
+        if tree.exhausted or tree.cursor is None:
             return []
-        ticket = self._ticket
         if ticket is None or not ticket.current:
             raise StaleResponse(f"the timeline of {self.thread_id} is no longer shown")
-        page = await self._fetch(self.tree.cursor)
+        page = await self._fetch(tree.cursor, size)
         ticket.check()
-        return self.tree.add_page(page, self.page_size)
+        return tree.add_page(page, size)
 
-    async def _fetch(self, before: str | None) -> Sequence[Mapping[str, Any]]:
+    async def _fetch(self, before: str | None, size: int) -> Sequence[Mapping[str, Any]]:
         last: Exception | None = None
         for attempt in range(RETRIES + 1):
             if attempt:
                 await self.wait(attempt)
             try:
-                return await self.fetch(self.page_size, before)
+                return await self.fetch(size, before)
             except RETRYABLE as error:
                 last = error
             except Unauthorized as error:
