@@ -1,4 +1,4 @@
-"""The timeline's "Change your decision", in the page (`session.decision_edits.DecisionEdits` does the work).
+"""The timeline's "Change your decision", in the page (`session.travel.decisions.DecisionEdits` does the work).
 
 On a step that carries review decisions: the step's reviewed calls with how each was decided; then one
 call's form (the decisions its interrupt allows, the arguments for an edit as a form generated from the
@@ -24,7 +24,8 @@ from ..timeline import InvalidEdit
 from ..ui.templating import render_template
 
 if TYPE_CHECKING:
-    from ..session.decision_edits import DecisionEdits, DecisionPreview
+    from ..session.travel import TimeTravel
+    from ..session.travel.decisions import DecisionEdits, DecisionPreview
     from .timeline_view import TimelineControls
 
 __all__ = ["DECISION_EDITS", "start_decision"]
@@ -52,13 +53,11 @@ class Chosen:
         return json.dumps(read_form(schema_of(contract), dict(self.typed)))
 
 
-async def start_decision(controls: TimelineControls, what: str, checkpoint: str, button: object) -> None:
-    from ..session.decision_edits import DecisionEdits
+async def start_decision(controls: TimelineControls, travel: TimeTravel, what: str, checkpoint: str,
+                         button: object) -> None:
+    from ..session.travel.decisions import DecisionEdits
 
-    session = controls.session()
-    if session is None or session.parts is None:
-        return
-    edits = DecisionEdits(session.parts)
+    edits = DecisionEdits(travel)
     if what == "change-decision":
         _show(await edits.preview(checkpoint), checkpoint, None)
     elif what == "decision-call":

@@ -1,6 +1,7 @@
 """The timeline's site-walk steps and value edits in the page: a walk step's details; ask the walk's next
 question again, change an answer, change what this device answered for a headless tool
-(`session.edits.StepEdits` does the work); a review decision changed at a step goes to `app.decision_edit`.
+(`session.travel.edits.StepEdits` does the work); a review decision changed at a step goes to
+`app.decision_edit`.
 
 Each shows the restore preview first, with the input the value needs (yes/no, a number, the tool's result
 as JSON); nothing runs until the inspector confirms. A value that does not fit (`InvalidEdit`) brings the
@@ -19,8 +20,8 @@ from ..ui.templating import render_template
 from .decision_edit import DECISION_EDITS, start_decision
 
 if TYPE_CHECKING:
-    from ..session.edits import StepEdits
     from ..session.travel import TimeTravel
+    from ..session.travel.edits import StepEdits
     from .timeline_view import TimelineControls
 
 __all__ = ["EDITS", "nested_details_html", "start_edit"]
@@ -37,15 +38,12 @@ def nested_details_html(step: Step) -> TemplateHtml:
 
 async def start_edit(controls: TimelineControls, travel: TimeTravel, what: str, checkpoint: str,
                      button: object = None) -> None:
-    from ..session.edits import StepEdits
+    from ..session.travel.edits import StepEdits
 
     if what in DECISION_EDITS:  # a review decision changed at a step (app/decision_edit.py)
-        await start_decision(controls, what, checkpoint, button)
+        await start_decision(controls, travel, what, checkpoint, button)
         return
-    session = controls.session()
-    if session is None or session.parts is None:
-        return
-    edits = StepEdits(session.parts)
+    edits = StepEdits(travel)
     if what == "ask-again":
         controls.show_preview(edits.preview(checkpoint), "Ask again from here?", "Ask again",
                               lambda _text: edits.ask_again(checkpoint))

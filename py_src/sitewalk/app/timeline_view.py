@@ -275,8 +275,4 @@ class TimelineControls:
 
     def _travel(self) -> TimeTravel | None:
         session = self.session()
-        if session is None or session.parts is None:
-            return None
-        from ..session.travel import TimeTravel
-
-        return TimeTravel(session.parts)
+        return session.time_travel() if session is not None else None
