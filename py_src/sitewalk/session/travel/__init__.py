@@ -7,7 +7,7 @@
 
 Each is given what it works with when it is made: `TimeTravel` the agent-server client and the thread's
 parts (`InspectionSession.time_travel` makes it with the session's own client), the edits the
-`TimeTravel` they fork with.
+`TimeTravel` they fork with. The app's side is `sitewalk.app.timeline`.
 """
 
 from __future__ import annotations
