@@ -2,9 +2,11 @@
 
 Every `import` / `from ... import` counts, wherever it sits (module level, inside a function, under
 `if`), relative ones resolved against the importing module; `importlib.import_module("x")` and
-`__import__("x")` with a literal name count too. Imports under `if TYPE_CHECKING:` are left out:
-they never run, so they cannot form a cycle at run time. For `from p import name`, the edge goes to
-the module `p.name` when it exists, else to `p`. Used by test_import_graph.py.
+`__import__("x")` with a literal name count too. Imports under `if TYPE_CHECKING:` are left out by
+default: they never run, so they cannot form a cycle at run time. With `type_only=True` they count too:
+two modules that name each other's types still depend on each other (the reader, mypy, a move), and a
+circle hidden under TYPE_CHECKING is a circle. For `from p import name`, the edge goes to the module
+`p.name` when it exists, else to `p`. Used by test_import_graph.py.
 """
 
 from __future__ import annotations
@@ -87,11 +89,12 @@ def _literal_import_call(node: ast.AST) -> str | None:
     return None
 
 
-def imports_of(module: str, path: Path, is_package: bool) -> list[Import]:
-    """Every import the module's source makes at run time (see the module docstring)."""
+def imports_of(module: str, path: Path, is_package: bool, type_only: bool = False) -> list[Import]:
+    """Every import the module's source makes at run time, and with `type_only` those under
+    `if TYPE_CHECKING:` too (see the module docstring)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[Import] = []
-    for node in _runtime_nodes(tree):
+    for node in (ast.walk(tree) if type_only else _runtime_nodes(tree)):
         if isinstance(node, ast.Import):
             found.extend(Import(module, alias.name, alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -113,12 +116,12 @@ def _known(name: str, modules: dict[str, tuple[Path, bool]]) -> str | None:
     return None
 
 
-def import_graph(root: Path, packages: list[str]) -> dict[str, set[str]]:
-    """Module -> the modules of these packages it imports."""
+def import_graph(root: Path, packages: list[str], type_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules of these packages it imports (`type_only`: counting TYPE_CHECKING imports)."""
     modules = modules_under(root, packages)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, (path, is_package) in modules.items():
-        for imp in imports_of(name, path, is_package):
+        for imp in imports_of(name, path, is_package, type_only):
             target = _known(imp.target, modules) or _known(imp.base, modules)
             if target is not None and target != name:
                 graph[name].add(target)

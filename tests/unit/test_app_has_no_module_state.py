@@ -25,9 +25,6 @@ import pytest
 
 APP = Path(__file__).resolve().parents[2] / "py_src" / "sitewalk" / "app"
 
-# The timeline views' globals (_drawn, _opened, _previewed) are removed by the `travel` branch, which moves
-# these three modules into a package; the lead engineer removes this allow-list when merging it.
-ALLOWED_FILES = frozenset({"timeline_view.py", "timeline_edit.py", "decision_edit.py"})
 
 CONSTANT_NAME = re.compile(r"_{0,2}[A-Z][A-Z0-9_]*")
 TYPE_ALIAS_NAME = re.compile(r"_?[A-Z][a-z0-9]\w*")
@@ -273,6 +270,4 @@ def test_the_checker_reads_every_module_of_the_app_and_its_subpackages() -> None
 
 @pytest.mark.parametrize("path", _app_modules(), ids=lambda p: str(p.relative_to(APP)))
 def test_no_module_of_the_app_keeps_state(path: Path) -> None:
-    if path.name in ALLOWED_FILES:
-        pytest.skip("its globals are removed by the travel branch (see ALLOWED_FILES)")
     assert module_state(path.read_text()) == [], f"{path.relative_to(APP)} keeps state in the module"

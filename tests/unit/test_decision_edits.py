@@ -15,9 +15,10 @@ from recorded import load_history
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session.cancel import Cancellation
-from sitewalk.session.decision_edits import DecisionEdits, DecisionNotReached
 from sitewalk.session.parts import DeviceHooks, ScreenHooks, ThreadParts
 from sitewalk.session.thread import Thread
+from sitewalk.session.travel import TimeTravel
+from sitewalk.session.travel.decisions import DecisionEdits, DecisionNotReached
 from sitewalk.timeline import InvalidEdit, RunActive, TimelineTree, UnknownCheckpoint
 from sitewalk.timeline.decisions import UNREADABLE, decide, effects, order_key, reviewed_step
 
@@ -162,7 +163,7 @@ def _with_edits(fake: FakeTransport, then):
         parts = ThreadParts.build(client, Thread(THREAD), registry, view, ScreenFeed(view), Cancellation(),
                                   DeviceHooks(wait_for_network=wait), ScreenHooks())
         await parts.timeline.refresh()
-        return await then(DecisionEdits(parts))
+        return await then(DecisionEdits(TimeTravel(client, parts)))
 
     return asyncio.run(go())
 

@@ -78,6 +78,23 @@ def test_an_acyclic_package_and_type_checking_imports_give_no_cycle(tmp_path):
     assert find_cycle(graph) is None
 
 
+def test_a_circle_only_through_type_checking_imports_is_found_when_type_only_imports_count(tmp_path):
+    # the shape the timeline views had: the panel imports the edit view, which names the panel's type
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/panel.py": "from .edit import start\n",
+        "pkg/edit.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .panel import Panel\n"
+                       "def start(): ...\n",
+        "pkg/other.py": "import typing\nif typing.TYPE_CHECKING:\n    from pkg import panel\n",
+    })
+    assert find_cycle(import_graph(tmp_path, ["pkg"])) is None  # at run time there is none
+    graph = import_graph(tmp_path, ["pkg"], type_only=True)
+    assert graph["pkg.edit"] == {"pkg.panel"} and graph["pkg.other"] == {"pkg.panel"}
+    cycle = find_cycle(graph)
+    assert cycle is not None and set(cycle) == {"pkg.panel", "pkg.edit"}
+    assert cycle_message(cycle) == f"import cycle: {' -> '.join(cycle)}"
+
+
 def test_a_relative_import_beyond_the_top_package_is_an_error(tmp_path):
     write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from ... import nothing\n"})
     with pytest.raises(ImportError, match="beyond the top-level package"):
@@ -170,10 +187,23 @@ def test_the_layer_order_is_read_from_the_first_block_under_its_heading():
 # --- the project --------------------------------------------------------------------------------
 
 
+def cycle_message(cycle: list[str] | None) -> str:
+    return f"import cycle: {' -> '.join(cycle)}" if cycle else "no import cycle"
+
+
 def test_py_src_has_no_import_cycle():
     graph = import_graph(PY_SRC, PACKAGES)
     assert {"sitewalk.bridge.fetch", "sitewalk_agent.graph", "sitewalk_shared.ui_spec.validate"} <= graph.keys()
-    assert find_cycle(graph) is None
+    cycle = find_cycle(graph)
+    assert cycle is None, cycle_message(cycle)
+
+
+def test_py_src_has_no_import_cycle_even_through_type_checking_imports():
+    """No circle anywhere in py_src, not even one that only names types (no exception is allowed)."""
+    graph = import_graph(PY_SRC, PACKAGES, type_only=True)
+    assert "sitewalk.timeline" in graph["sitewalk.app.timeline.controls"]  # a type-only import, seen
+    cycle = find_cycle(graph)
+    assert cycle is None, cycle_message(cycle)
 
 
 def test_py_src_packages_keep_the_layer_order_of_the_architecture_doc():

@@ -192,6 +192,6 @@ def test_the_restore_preview_reads_the_work_order_mirror_of_the_signed_in_inspec
                                 device_hooks=DeviceHooks(owner=lambda: owner))
     session._on("t1")  # the thread on screen (as a start or a reopen makes it)
     assert session.parts is not None and session.parts.thread.owner == owner
-    assert asyncio.run(TimeTravel(session.parts).work_order(mirror["key"])) == mirror
+    assert asyncio.run(TimeTravel(session.client, session.parts).work_order(mirror["key"])) == mirror
     [asked] = fake.sent("GET", "/store/items")
     assert f"namespace={namespace}&" in asked.query.replace("%2E", ".")

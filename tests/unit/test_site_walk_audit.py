@@ -80,7 +80,7 @@ async def _live_branch(graph, config) -> dict[str, str]:
 
 
 async def _change_second_answer(graph, config, value):
-    """What `session.edits.change_answer` does on the server: write the changed answer at the walk's step
+    """What `session.travel.edits.change_answer` does on the server: write the changed answer at the walk's step
     before the second question (as that question's node) and run on from there."""
     walk = {"configurable": {"thread_id": config["configurable"]["thread_id"], "checkpoint_ns": WALK_NODE}}
     before = [s async for s in graph.aget_state_history(walk) if s.next == ("ask_corroded_bolts",)][0]

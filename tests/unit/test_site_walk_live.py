@@ -15,7 +15,8 @@ from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.audit_trail import read_audit_trail
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.session import DeviceHooks, InspectionSession, ScreenHooks
-from sitewalk.session.edits import StepEdits
+from sitewalk.session.travel import TimeTravel
+from sitewalk.session.travel.edits import StepEdits
 from sitewalk.timeline import InvalidEdit, UnknownCheckpoint
 
 DRAFT = {"inspection_id": "inspection-78", "site": "Pier 3", "inspector": "Ana Ortiz", "findings": ["Loose bolt"],
@@ -89,7 +90,7 @@ def test_the_session_answers_both_questions_and_a_bad_answer_sends_nothing(agent
 def test_a_fork_between_the_questions_asks_only_the_second_and_the_old_branch_stays(agent_server):
     async def then(session, client, cards, view):
         await _answer_both(session, cards)
-        edits = StepEdits(session.parts)
+        edits = StepEdits(TimeTravel(session.client, session.parts))
         between = _nested(view, "— yes")
         assert edits.preview(between.id).replaced  # the steps after the walk stop being live
         assert await edits.ask_again(between.id) == "replayed"
@@ -110,7 +111,7 @@ def test_a_fork_between_the_questions_asks_only_the_second_and_the_old_branch_st
 def test_values_change_at_a_step_and_a_value_that_does_not_fit_changes_nothing(agent_server):
     async def then(session, client, cards, view):
         await _answer_both(session, cards)
-        edits = StepEdits(session.parts)
+        edits = StepEdits(TimeTravel(session.client, session.parts))
         bolts = _nested(view, "— 3")
         count = len(await client.threads.get_history(session.thread_id, limit=1000))
         with pytest.raises(InvalidEdit):
@@ -155,7 +156,7 @@ def test_asking_again_between_the_questions_leaves_the_page_as_a_reopen_shows_it
             await _answer_both(session, cards)
             between = next(n for s in view.checkpoints.steps for n in s.nested if n.name.title.endswith("— yes"))
             done = view.transcript()
-            await StepEdits(session.parts).ask_again(between.id)
+            await StepEdits(TimeTravel(session.client, session.parts)).ask_again(between.id)
             await session.answer(cards.pending[0]["interrupt_id"], 7)
             again = PageView()
             await InspectionSession(client, registry, again).reopen(session.thread_id)

@@ -19,7 +19,8 @@ from walk_doubles import Cards, View, soon
 from sitewalk.agentserver.client import AgentServerClient
 from sitewalk.headless import HeadlessToolRegistry, draft_key, read_local_draft
 from sitewalk.session import DeviceHooks, InspectionSession, ScreenHooks
-from sitewalk.session.edits import StepEdits
+from sitewalk.session.travel import TimeTravel
+from sitewalk.session.travel.edits import StepEdits
 from sitewalk_agent.site_walk import WALK_NODE
 
 DRAFT = {"inspection_id": "inspection-79", "site": "Pier 2", "inspector": "Ana Ortiz", "findings": ["Rust"],
@@ -89,7 +90,7 @@ def test_an_answer_asked_again_is_changed_at_its_step_and_the_card_shows_the_cha
             for value in ("yes", 3):
                 await session.show_questions()
                 await session.answer(cards.pending[0]["interrupt_id"], value)
-            edits = StepEdits(session.parts)
+            edits = StepEdits(TimeTravel(session.client, session.parts))
             between = next(n for s in view.shown.steps for n in s.nested if n.name.title.endswith("— yes"))
             assert await edits.ask_again(between.id) == "replayed"
             await session.answer(cards.pending[0]["interrupt_id"], 7)

@@ -54,7 +54,7 @@ def _travel(agent_server, then, note=""):
             session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note=note)
             assert session.parts is not None
-            return await then(TimeTravel(session.parts), session, client, view, store)
+            return await then(TimeTravel(session.client, session.parts), session, client, view, store)
 
     return asyncio.run(go())
 
@@ -184,7 +184,7 @@ def test_a_replay_asking_a_denied_tool_without_manual_entry_is_refused_before_it
             session = holder["session"] = InspectionSession(client, registry, View(),
                                                             device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
-            travel = TimeTravel(session.parts)
+            travel = TimeTravel(session.client, session.parts)
             await travel.timeline.refresh()
             waiting = travel.timeline.tree.steps()[0]
             assert waiting.name.title == "Waiting for your device: your location"
@@ -237,7 +237,7 @@ def test_a_replay_through_a_denied_position_says_it_will_be_typed_and_goes_on_wi
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, view, device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
-            travel = TimeTravel(session.parts)
+            travel = TimeTravel(session.client, session.parts)
             while not travel.timeline.tree.exhausted:
                 await travel.timeline.older()
             said = next(s for s in travel.timeline.tree.steps() if s.name.kind == "you")
@@ -278,7 +278,7 @@ def test_a_call_this_device_answered_is_not_refused_its_answer_is_sent_again(age
         async with AgentServerClient(agent_server) as client:
             session = InspectionSession(client, registry, View(), device_hooks=DeviceHooks(wait_for_network=_quick))
             await session.start("inspection-77", note="script: locate")
-            travel = TimeTravel(session.parts)
+            travel = TimeTravel(session.client, session.parts)
             while not travel.timeline.tree.exhausted:
                 await travel.timeline.older()
             decided = next(s for s in travel.timeline.tree.steps() if s.name.title.startswith("Decided to ask"))
@@ -322,7 +322,7 @@ def test_after_editing_an_earlier_message_the_page_shows_the_new_branch_as_a_reo
             await session.start("inspection-77")
             assert await session.say("the risk is critical") == "sent"
             before = view.transcript()
-            travel = TimeTravel(session.parts)
+            travel = TimeTravel(session.client, session.parts)
             while not travel.timeline.tree.exhausted:
                 await travel.timeline.older()
             said = next(s for s in travel.timeline.tree.steps() if s.name.kind == "you"

@@ -86,7 +86,8 @@ def test_a_fork_redraws_the_view_from_its_fork_point_then_shows_the_new_run_once
         view.log.clear()
         fake.routes[0].replies[:] = [(200, new_end)]  # from now on the thread's head is the new branch's end
         assert session.parts is not None
-        await TimeTravel(session.parts).fork("c1", {"messages": [forked["values"]["messages"][-1]]}, "__start__")
+        await TimeTravel(session.client, session.parts).fork("c1", {"messages": [forked["values"]["messages"][-1]]},
+                                                             "__start__")
 
     asyncio.run(go())
     # redrawn from the fork's checkpoint before any of the run's events: the old follow-up and answer gone
@@ -118,7 +119,7 @@ def test_a_message_the_old_branch_streamed_here_is_shown_again_when_the_new_run_
     async def go() -> None:
         await session.reopen(THREAD_ID)
         assert session.parts is not None
-        travel = TimeTravel(session.parts)
+        travel = TimeTravel(session.client, session.parts)
         await travel.run_from("c1")  # the answer streamed here once
         first = view.texts["msg-new"]
         await travel.replay("c1")  # and again, the same id from the stored writes
@@ -150,7 +151,8 @@ def test_a_fork_whose_run_fails_midway_leaves_the_page_as_the_thread_is_and_says
         assert session.parts is not None
         drawn = view.log
         try:
-            await TimeTravel(session.parts).fork("c1", {"messages": [forked["values"]["messages"][-1]]}, "__start__")
+            await TimeTravel(session.client, session.parts).fork("c1", {"messages": [forked["values"]["messages"][-1]]},
+                                                             "__start__")
         except StreamError as error:
             return error, list(drawn)
         raise AssertionError("the failed run was not reported")

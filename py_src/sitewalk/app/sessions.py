@@ -73,11 +73,12 @@ class Sessions:
 
     def view(self) -> DomView:
         if self._view is None:
-            from .timeline_view import TimelineControls  # replay, fork, branches: with the first view
+            from .timeline import TimelinePanel  # replay, fork, branches: with the first view
             from .view import DomView
 
-            self._view = DomView(on_action=self._act)
-            TimelineControls(self.current).attach()
+            timeline = TimelinePanel(self.current)  # what the timeline keeps in the page is this panel's
+            self._view = DomView(on_action=self._act, on_timeline=timeline.draw)
+            timeline.attach()
         return self._view
 
     def new(self, on_thread: Callable[[str], None] | None = None) -> InspectionSession:

@@ -31,7 +31,9 @@ def _present_screen() -> None:
 
 
 class DomView:
-    def __init__(self, on_action: Callable[[str, str, str], Any] | None = None) -> None:
+    def __init__(self, on_action: Callable[[str, str, str], Any] | None = None,
+                 on_timeline: Callable[[TimelineShown], None] | None = None) -> None:
+        self.on_timeline = on_timeline  # where the timeline is drawn (app.timeline's panel)
         self.renderer = KeyedRenderer("sw-screen", on_action=on_action, on_new_screen=_present_screen)
         self.renderer.attach()
 
@@ -96,9 +98,8 @@ class DomView:
                      + render_template("screen_fallback.j2", lines=fallback))
 
     def timeline(self, shown: TimelineShown) -> None:
-        from .timeline_view import draw  # the timeline's own module (steps, branches, details)
-
-        draw(shown)
+        if self.on_timeline is not None:
+            self.on_timeline(shown)
 
     def _part(self, node: Any, tag: str, class_name: str, first: bool = False) -> Any:
         """The node's own child of this class, created once (first, or after the others)."""

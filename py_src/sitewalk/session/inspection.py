@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitewalk_shared.contracts.headless_wire import Envelope
 
@@ -23,6 +23,9 @@ from .reviews import PendingReview
 from .thread import ASSISTANT_ID, Thread
 from .view import View
 
+if TYPE_CHECKING:
+    from .travel import TimeTravel
+
 __all__ = ["InspectionSession"]
 
 
@@ -39,6 +42,12 @@ class InspectionSession:
         self.screen = ScreenFeed(view)  # what the streams say of the screen and the transcript
         self.cancellation = Cancellation()
         self.parts: ThreadParts | None = None  # built once the thread exists
+
+    def time_travel(self) -> TimeTravel | None:
+        """Replay and fork on this session's thread, through its own client (None: no thread yet)."""
+        from .travel import TimeTravel  # the timeline's controls need it, at the first press
+
+        return TimeTravel(self.client, self.parts) if self.parts is not None else None
 
     async def start(self, inspection_id: str, note: str = "", metadata: Mapping[str, object] | None = None) -> None:
         """A new thread for the inspection (its metadata: the inspection id, and `metadata`, e.g. the

@@ -2,7 +2,7 @@
 
 A step carries decisions when it answered the tool calls its parent waited on for review (the parent's
 `tool_approval` interrupts; the step's tool messages say approved, edited or rejected: `facts.decision_of`).
-The fork is made at that parent, the *review step* (`session.decision_edits` says how and why).
+The fork is made at that parent, the *review step* (`session.travel.decisions` says how and why).
 
 - `reviewed_step` reads, from the review step's state, each reviewed call: its interrupt, args, the
   decisions the interrupt allows (its `response_schema`), and, from the step's own state, how it was

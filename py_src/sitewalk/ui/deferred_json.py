@@ -14,12 +14,13 @@ Each character is skimmed once.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:  # only for annotations: partial_json imports this module
-    from .partial_json import JsonContainer, PartialJsonParser, Path
+__all__ = ["DeferredContainer", "JsonContainer", "Path"]
 
-__all__ = ["DeferredContainer"]
+Path = tuple[str | int, ...]  # where a value sits in the partial value: keys and indexes, outermost first
+JsonContainer = dict[str, object] | list[object]  # an object or an array, filled in as the stream arrives
+Sub = TypeVar("Sub")  # the parser that fills in the partial value (partial_json's, which imports this module)
 
 # Everything up to the next bracket or an unterminated string, skipping complete strings.
 _SKIP = re.compile(r'[^"{}\[\]]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"{}\[\]]*)*', re.S)
@@ -27,7 +28,7 @@ _SKIP = re.compile(r'[^"{}\[\]]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"{}\[\]]*)*', re.S)
 _STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 
 
-class DeferredContainer:
+class DeferredContainer(Generic[Sub]):
     """The text of one open container and where it sits in the partial value."""
 
     __slots__ = ("path", "owner", "slot", "start", "parts", "scanned", "depth", "in_string", "escape",
@@ -44,7 +45,7 @@ class DeferredContainer:
         self.depth = 1
         self.in_string = False
         self.escape = False  # the skimmed text ends with a backslash inside a string
-        self.sub: PartialJsonParser | None = None  # a parser filling in the partial value, made when someone reads it
+        self.sub: Sub | None = None  # a parser filling in the partial value, made when someone reads it
         self.fed = 0  # parts[:fed] were fed to sub
 
     def add(self, text: str) -> tuple[int | None, int]:

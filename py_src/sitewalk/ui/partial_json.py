@@ -35,12 +35,9 @@ from typing import NoReturn
 
 from sitewalk_shared.errors import SitewalkError
 
-from .deferred_json import DeferredContainer
+from .deferred_json import DeferredContainer, JsonContainer, Path
 
 __all__ = ["JsonContainer", "Path", "PartialJsonError", "PartialJsonParser"]
-
-Path = tuple[str | int, ...]
-JsonContainer = dict[str, object] | list[object]  # an object or an array, filled in as the stream arrives
 
 _WS = re.compile(r"[ \t\r\n]*")
 # One complete token after optional whitespace. An atom needs its delimiter in view to be complete.
@@ -117,7 +114,7 @@ class PartialJsonParser:
         self._string_parts: list[str] = []
         self._error: PartialJsonError | None = None
         self._base = 0
-        self._deferred: DeferredContainer | None = None
+        self._deferred: DeferredContainer[PartialJsonParser] | None = None
 
     # -- public --------------------------------------------------------------------------------
 
@@ -255,7 +252,8 @@ class PartialJsonParser:
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
 
-    def _feed_deferred(self, deferred: DeferredContainer, text: str, base: int, completed: list) -> int | None:
+    def _feed_deferred(self, deferred: DeferredContainer[PartialJsonParser], text: str, base: int,
+                       completed: list) -> int | None:
         """Give text to the deferred container; the index after its closing bracket, or None."""
         cut, skimmed = deferred.add(text)
         self.chars_scanned += skimmed
@@ -286,7 +284,7 @@ class PartialJsonParser:
         finally:
             self.chars_scanned += parser.chars_scanned
 
-    def _fill_deferred(self, deferred: DeferredContainer) -> PartialJsonParser:
+    def _fill_deferred(self, deferred: DeferredContainer[PartialJsonParser]) -> PartialJsonParser:
         """Bring the deferred container's partial value up to the text that has arrived; its parser."""
         if deferred.sub is None:
             deferred.sub = PartialJsonParser()

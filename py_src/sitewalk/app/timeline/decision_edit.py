@@ -1,4 +1,4 @@
-"""The timeline's "Change your decision", in the page (`session.decision_edits.DecisionEdits` does the work).
+"""The timeline's "Change your decision", in the page (`session.travel.decisions.DecisionEdits` does the work).
 
 On a step that carries review decisions: the step's reviewed calls with how each was decided; then one
 call's form (the decisions its interrupt allows, the arguments for an edit as a form generated from the
@@ -7,6 +7,7 @@ rejection) and the restore preview; "Show what this changes" adds what the new b
 (the same work order back, a new one, none); "Send as a new branch" forks. A decision that does not fit
 (`InvalidEdit`) brings the form back with what was typed and why, each wrong field named under it;
 nothing is sent. The raw JSON is what an edit sends while "Edit as JSON" is open, the form otherwise.
+Which decision's effects were shown last, per step, is the view's (`DecisionEditView.previewed`).
 """
 
 from __future__ import annotations
@@ -18,20 +19,19 @@ from typing import TYPE_CHECKING
 
 from sitewalk_shared.contracts.field_actions import FIELD_ARGS
 
-from ..bridge import dom
-from ..review_form import FormField, form_fields, read_form, schema_of
-from ..timeline import InvalidEdit
-from ..ui.templating import render_template
+from ...bridge import dom
+from ...review_form import FormField, form_fields, read_form, schema_of
+from ...timeline import InvalidEdit
+from ...ui.templating import render_template
 
 if TYPE_CHECKING:
-    from ..session.decision_edits import DecisionEdits, DecisionPreview
-    from .timeline_view import TimelineControls
+    from ...session.travel import TimeTravel
+    from ...session.travel.decisions import DecisionEdits, DecisionPreview
 
-__all__ = ["DECISION_EDITS", "start_decision"]
+__all__ = ["DECISION_EDITS", "DecisionEditView"]
 
 DECISION_EDITS = ("change-decision", "decision-call", "decision-preview", "decision-confirm")
 RESTORE = "sw-restore"
-_previewed: dict[str, Chosen] = {}  # checkpoint -> the decision whose effects are shown: only that one is sent
 
 
 @dataclass(frozen=True)
@@ -52,46 +52,50 @@ class Chosen:
         return json.dumps(read_form(schema_of(contract), dict(self.typed)))
 
 
-async def start_decision(controls: TimelineControls, what: str, checkpoint: str, button: object) -> None:
-    from ..session.decision_edits import DecisionEdits
+class DecisionEditView:
+    """Draws its own form and preview in the restore panel; keeps which decision's effects it showed."""
 
-    session = controls.session()
-    if session is None or session.parts is None:
-        return
-    edits = DecisionEdits(session.parts)
-    if what == "change-decision":
-        _show(await edits.preview(checkpoint), checkpoint, None)
-    elif what == "decision-call":
-        preview = await edits.preview(checkpoint)
-        call = preview.step.call(dom.attribute(button, "data-call-id") or "")
-        other = "approve" if call.decided == "rejected" else "reject"  # the likeliest change, offered first
-        kind = other if other in call.allowed else call.allowed[0]
-        _show(preview, checkpoint, Chosen(call.tool_call_id, kind, json.dumps(call.ran_args, indent=2), tool=call.name))
-    else:
-        chosen = _read_form()
-        if what == "decision-confirm" and _previewed.get(checkpoint) == chosen:
-            await _send(edits, checkpoint, chosen)
-        else:  # the form changed since its preview: show what this one does first
-            await _check(edits, checkpoint, chosen)
+    def __init__(self) -> None:
+        self.previewed: dict[str, Chosen] = {}  # checkpoint -> the decision whose effects are shown: only it is sent
 
+    async def start(self, travel: TimeTravel, what: str, checkpoint: str, button: object) -> None:
+        """One of `DECISION_EDITS` pressed at `checkpoint`: the step's calls, a call's form, its effects, the fork."""
+        from ...session.travel.decisions import DecisionEdits
 
-async def _check(edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
-    try:
-        preview = await edits.preview(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(), chosen.reason)
-    except InvalidEdit as refused:
-        _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
-        return
-    _previewed[checkpoint] = chosen
-    _show(preview, checkpoint, chosen)
+        edits = DecisionEdits(travel)
+        if what == "change-decision":
+            _show(await edits.preview(checkpoint), checkpoint, None)
+        elif what == "decision-call":
+            preview = await edits.preview(checkpoint)
+            call = preview.step.call(dom.attribute(button, "data-call-id") or "")
+            other = "approve" if call.decided == "rejected" else "reject"  # the likeliest change, offered first
+            kind = other if other in call.allowed else call.allowed[0]
+            _show(preview, checkpoint, Chosen(call.tool_call_id, kind, json.dumps(call.ran_args, indent=2),
+                                              tool=call.name))
+        else:
+            chosen = _read_form()
+            if what == "decision-confirm" and self.previewed.get(checkpoint) == chosen:
+                await self._send(edits, checkpoint, chosen)
+            else:  # the form changed since its preview: show what this one does first
+                await self._check(edits, checkpoint, chosen)
 
+    async def _check(self, edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
+        try:
+            preview = await edits.preview(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(),
+                                          chosen.reason)
+        except InvalidEdit as refused:
+            _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
+            return
+        self.previewed[checkpoint] = chosen
+        _show(preview, checkpoint, chosen)
 
-async def _send(edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
-    _previewed.pop(checkpoint, None)
-    dom.set_html(RESTORE, "")
-    try:
-        await edits.change(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(), chosen.reason)
-    except InvalidEdit as refused:
-        _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
+    async def _send(self, edits: DecisionEdits, checkpoint: str, chosen: Chosen) -> None:
+        self.previewed.pop(checkpoint, None)
+        dom.set_html(RESTORE, "")
+        try:
+            await edits.change(checkpoint, chosen.call_id, chosen.kind, chosen.edited_text(), chosen.reason)
+        except InvalidEdit as refused:
+            _show(await edits.preview(checkpoint), checkpoint, chosen, refused)
 
 
 def _read_form() -> Chosen:

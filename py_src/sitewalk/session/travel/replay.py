@@ -27,9 +27,10 @@ from typing import Any
 
 from sitewalk_shared.contracts.workorders import work_orders_namespace
 
-from ..agentserver.schema import RunStatus, ThreadState
-from ..base.server_errors import AgentServerError, HTTPStatusError
-from ..timeline import (
+from ...agentserver.client import AgentServerClient
+from ...agentserver.schema import RunStatus, ThreadState
+from ...base.server_errors import AgentServerError, HTTPStatusError
+from ...timeline import (
     ReplayDeclined,
     RestorePreview,
     RunActive,
@@ -39,13 +40,13 @@ from ..timeline import (
     device_calls_ahead,
     restore_preview,
 )
-from ..timeline.preview import RecordsUnreadable
-from .blocked import Blocked, blocked_ahead, refuse_declined, typed_notices
-from .conversation import Conversation
-from .history import TimelineFeed
-from .loop import RunLoop
-from .parts import ThreadParts
-from .restore import redraw_view
+from ...timeline.preview import RecordsUnreadable
+from ..blocked import Blocked, blocked_ahead, refuse_declined, typed_notices
+from ..conversation import Conversation
+from ..history import TimelineFeed
+from ..loop import RunLoop
+from ..parts import ThreadParts
+from ..restore import redraw_view
 
 __all__ = ["NOTHING_TO_REPLAY", "TimeTravel"]
 
@@ -54,8 +55,10 @@ _DECLINED = {"permission_denied", "declined"}
 
 
 class TimeTravel:
-    def __init__(self, parts: ThreadParts) -> None:
-        self.client = parts.outbox.client
+    """Replay and fork on the thread of `parts`, through `client` (the session's own, handed in)."""
+
+    def __init__(self, client: AgentServerClient, parts: ThreadParts) -> None:
+        self.client = client
         self.thread = parts.thread
         self.loop: RunLoop = parts.loop
         self.stream = parts.stream
@@ -183,6 +186,10 @@ class TimeTravel:
             checkpoint_id = str((checkpoint.get("checkpoint_map") or {}).get("") or "") or None
         state = await self.client.threads.get_state(self.thread.id, checkpoint_id)
         redraw_view(state, self.stream.view, self.stream)
+
+    async def read_state(self, checkpoint_id: str) -> ThreadState:
+        """The thread's state at `checkpoint_id` as the server answers it, unchecked (a step's details)."""
+        return await self.client.threads.get_state(self.thread.id, checkpoint_id)
 
     async def state_at(self, checkpoint_id: str) -> ThreadState:
         """The thread's state at `checkpoint_id`; UnknownCheckpoint when it is not one of this thread's."""

@@ -34,20 +34,21 @@ from typing import Any
 from sitewalk_shared.contracts.questions import InvalidAnswer, parse_answer
 from sitewalk_shared.contracts.tools import TOOL_CONTRACTS
 
-from ..timeline import InvalidEdit, RestorePreview, UnknownCheckpoint, checkpoint_object, restore_preview
-from ..timeline.facts import StepFacts
-from ..typed_value import typed_object
-from .parts import ThreadParts
-from .travel import NOTHING_TO_REPLAY, TimeTravel
+from ...timeline import InvalidEdit, RestorePreview, UnknownCheckpoint, checkpoint_object, restore_preview
+from ...timeline.facts import StepFacts
+from ...typed_value import typed_object
+from .replay import NOTHING_TO_REPLAY, TimeTravel
 
 __all__ = ["StepEdits"]
 
 
 class StepEdits:
-    def __init__(self, parts: ThreadParts) -> None:
-        self.travel = TimeTravel(parts)
-        self.parts = parts
-        self.thread_id = parts.thread.id
+    """The site walk's steps and a device's answers changed, on the thread `travel` replays and forks."""
+
+    def __init__(self, travel: TimeTravel) -> None:
+        self.travel = travel
+        self.client = travel.client
+        self.thread_id = travel.thread.id
 
     def preview(self, checkpoint_id: str) -> RestorePreview:
         """What going back to a site-walk step replaces: the live steps after the step the walk ran from."""
@@ -80,7 +81,7 @@ class StepEdits:
         changed = {"question_id": said.question_id, "question": said.question, "kind": said.kind, "answer": value}
         await self.travel.ensure_idle()
         where = checkpoint_object(before, self.thread_id)
-        made = dict((await self.parts.outbox.client.threads.update_state(
+        made = dict((await self.client.threads.update_state(
             self.thread_id, {"answers": [*kept, changed]}, as_node=before.next[0], checkpoint=where))["checkpoint"])
         # Aegra may answer without the map: the graph resumes where the walk's step before ran from
         made["checkpoint_map"] = made.get("checkpoint_map") or {**where["checkpoint_map"],

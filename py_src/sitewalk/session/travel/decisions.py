@@ -40,13 +40,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.server_errors import AgentServerError
-from ..timeline import InvalidEdit, RestorePreview, TimelineError, UnknownCheckpoint
-from ..timeline.decisions import UNREADABLE, DecisionEffect, ReviewedStep, decide, effects, order_key, reviewed_step
-from ..timeline.preview import RecordsUnreadable
-from .parts import ThreadParts
-from .reviews import pending_reviews
-from .travel import TimeTravel
+from ...base.server_errors import AgentServerError
+from ...timeline import InvalidEdit, RestorePreview, TimelineError, UnknownCheckpoint
+from ...timeline.decisions import UNREADABLE, DecisionEffect, ReviewedStep, decide, effects, order_key, reviewed_step
+from ...timeline.preview import RecordsUnreadable
+from ..reviews import pending_reviews
+from .replay import TimeTravel
 
 __all__ = ["DecisionEdits", "DecisionNotReached", "DecisionPreview"]
 
@@ -65,10 +64,12 @@ class DecisionPreview:
 
 
 class DecisionEdits:
-    def __init__(self, parts: ThreadParts) -> None:
-        self.travel = TimeTravel(parts)
-        self.parts = parts
-        self.thread_id = parts.thread.id
+    """A review decision changed at a step, on the thread `travel` replays and forks."""
+
+    def __init__(self, travel: TimeTravel) -> None:
+        self.travel = travel
+        self.client = travel.client
+        self.thread_id = travel.thread.id
 
     async def reviewed(self, checkpoint_id: str) -> ReviewedStep:
         """The decisions a loaded step of this thread carries (refused: not one, or not a step with decisions)."""
@@ -100,19 +101,19 @@ class DecisionEdits:
         decision = decide(step.call(tool_call_id), kind, args_text, reason)  # refused before anything is sent
         writer = await self._writer(step.review_id)
         await self.travel.ensure_idle()
-        made = await self.parts.outbox.client.fork(self.thread_id, step.review_id, None, as_node=writer)
+        made = await self.client.fork(self.thread_id, step.review_id, None, as_node=writer)
         fork = str(made["checkpoint_id"])
-        async with self.parts.conversation.running():
+        async with self.travel.conversation.running():
             await self.travel.redraw_from(fork)  # the page shows the new branch, not the old one's later steps
-            await self.parts.loop.run(input=None, checkpoint_id=fork)  # the reviews fire again, new ids
-            state = await self.parts.outbox.client.threads.get_state(self.thread_id)
+            await self.travel.loop.run(input=None, checkpoint_id=fork)  # the reviews fire again, new ids
+            state = await self.client.threads.get_state(self.thread_id)
             review = next((r for r in pending_reviews(state) if r.tool_call_id == tool_call_id), None)
             if review is None:
-                await self.parts.reviews.refresh()
+                await self.travel.reviews.refresh()
                 raise DecisionNotReached(f"the new branch did not ask about {tool_call_id} again; nothing was "
                                          "decided on it (the old branch stays)")
             named = {"args_revision": review.args_revision, "args_hash": review.args_hash}
-            refused = await self.parts.reviews.submit({review.interrupt_id: {**decision, **named}})
+            refused = await self.travel.reviews.submit({review.interrupt_id: {**decision, **named}})
         if refused:
             raise DecisionNotReached(f"{refused[0].code}: {refused[0].message}")
         return fork
