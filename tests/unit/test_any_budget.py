@@ -14,7 +14,7 @@ from pathlib import Path
 
 PY_SRC = Path(__file__).resolve().parents[2] / "py_src"
 # 883 (46.9 per 1,000 lines) before issue 28; 637 on its branch, 680 with the branches of Dec 6 merged.
-BUDGET = 680
+BUDGET = 676
 
 
 def _anys(node: ast.AST) -> int:
