@@ -13,9 +13,10 @@ The arguments grow on the view by what each change brought (`args`, a `calls.vie
 fragments of a frame joined, appended; a whole message's arguments, a snapshot, replace what is shown), so
 the view's work stays linear in the stream instead of writing the whole text again per fragment.
 
-Where a call ends: its arguments in `calls.assembly.CallAssembler.finish` (ready, or failed when they are
-unusable); a call that ran in `CallBoard._ran` (and `_unknown` until its outcome is reconciled); a call
-the reviewer rejected in `settle`. Every state the view shows passes `CallBoard.show`.
+Where a call completes or fails: `CallBoard.show`, the one place every state the view shows passes (a
+call that ran ends there from `_ran`, a rejected one from `settle`, a cancelled headless one from
+`session.answers`); the lifecycle there reaching a terminal state is the call's end. Before that, its
+arguments end once, in `calls.assembly.CallAssembler.finish` (ready, or unusable).
 
 A server tool whose request went out and whose answer never came (its tool message carries the
 `outcome_unknown` envelope) is shown `outcome_unknown`, never failed or succeeded, until the thread's
