@@ -12,8 +12,9 @@ Coalesced: `feed` only keeps the event; `take` assembles what came since the las
 hands back one read-only view (`calls.view`) per call or message it changed, its `delta` being all the
 text added since. The session takes once an animation frame while a stream comes, so the cost of a
 fragment is one list append plus its share of that pass, never a re-join or a parse (the arguments are
-parsed once, when their message ends: `CallAssembler.finish`). The loop in `_assemble` and `_chunk` runs once per
-fragment: it is kept flat (local names, no helper call per fragment).
+parsed once, when their message ends: `CallAssembler.finish`). `_assemble` and `_chunk` run once per
+event: they are kept flat (local names, one helper call per event, the rare cases in helpers of their own).
+Hand-written: no library reads LangGraph's `messages-tuple` chunks, and the JSON is parsed by `json`.
 """
 
 from __future__ import annotations
