@@ -1,6 +1,8 @@
 """What a run's stream says of the screen, from its three sources, into one live screen and the view.
 
-- a `render_ui` call's argument fragments (parsed incrementally as they stream);
+- a `render_ui` call's argument fragments (parsed incrementally as they stream), given as the
+  tool-call pipeline's read-only views (`calls.view`: `CallView`, and `TextView` for the words), one per
+  call or message a frame;
 - JSON-patch lines in the agent's text (inline screens; the prose goes to the transcript);
 - the server's `ui_spec` in `values` events (validated there; shown when it was not streamed
   here, or when it differs from what was built here: the server's word wins).
@@ -20,7 +22,7 @@ from sitewalk_shared.ui_spec.inline import InlineSplitter
 from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from sitewalk_shared.ui_spec.validate import Issue
 
-from .streaming import CallState, MessageText, ToolCallProgress
+from .calls.view import CallView, TextView
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen
 from .ui.screen_fallback import fallback_lines, patched_for_fallback
@@ -59,7 +61,6 @@ class ScreenFeed:
         self.live = LiveScreen()  # which spec owns the screen, and what of it can show
         self.spec_identity: dict[str, Any] | None = None  # the server's identity of the screen shown
         self._message_order: dict[str, int] = {}
-        self._fed: dict[tuple[str, str, int], int] = {}  # render_ui call -> argument fragments fed
         self._completed: set[str] = set()  # specs (call ids) whose final form was judged
         self._on_screen: dict[str, Any] | None = None
         self._on_record: dict[str, Any] | None = None  # the server's ui_spec, as last seen
@@ -67,30 +68,28 @@ class ScreenFeed:
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
         self._last_push = float("-inf")
 
-    def call(self, call: ToolCallProgress) -> None:
-        """A tool call's progress; render_ui's new argument fragments go to its own parser."""
-        if call.name != RENDER_UI_TOOL or not call.id:
+    def call(self, call: CallView) -> None:
+        """A tool call's change; render_ui's new argument text goes to its own parser."""
+        if call.name != RENDER_UI_TOOL:
             return
-        candidate = self._candidate(call.key[1], call.key[2], call.id, RENDER_UI_TOOL)
-        fed = self._fed.get(call.key, 0)
-        for text in call.fragments[fed:]:
-            self.live.fragment(candidate, text)
-        self._fed[call.key] = len(call.fragments)
-        if call.state == CallState.args_ready:
+        candidate = self._candidate(call.message_id, call.index, call.call_id, RENDER_UI_TOOL)
+        if call.delta and not (call.replaced and call.args is not None):  # whole final arguments: judged below
+            self.live.fragment(candidate, call.delta)
+        if call.args is not None:
             # The arguments are complete: validate the final spec (the server validates it again).
             self._finish(candidate, call.args)
         else:
             self._push_soon()
 
-    def text(self, message: MessageText) -> None:
+    def text(self, message: TextView) -> None:
         """The agent's words go to the transcript; patch lines among them build a screen inline."""
-        entry = self._texts.setdefault(message.id, _MessageProse())
+        entry = self._texts.setdefault(message.message_id, _MessageProse())
         patch = entry.feed(message)
         if entry.changed:
-            self.view.agent_text(message.id, entry.prose)
+            self.view.agent_text(message.message_id, entry.prose)
         if not entry.splitter.patch_lines:
             return
-        candidate = self._candidate(message.id, -1, inline_spec_call_id(message.id), INLINE_SPEC)
+        candidate = self._candidate(message.message_id, -1, inline_spec_call_id(message.message_id), INLINE_SPEC)
         if patch:
             self.live.patch_lines(candidate, patch, base=self._on_record)
         if message.done:
@@ -179,17 +178,15 @@ class _MessageProse:
         self.prose = ""
         self.patch = ""  # every patch line so far (a failed screen's text is rebuilt from them)
         self.changed = False
-        self._fed = 0
         self._closed = False
 
-    def feed(self, message: MessageText) -> str:
-        """Take the message's new parts; return the patch text among them."""
+    def feed(self, message: TextView) -> str:
+        """Take the message's new text; return the patch text among it."""
         prose, patch = [], []
-        for part in message.parts[self._fed:]:
-            words, ops = self.splitter.feed(part)
+        if message.delta:
+            words, ops = self.splitter.feed(message.delta)
             prose.append(words)
             patch.append(ops)
-        self._fed = len(message.parts)
         if message.done and not self._closed:
             self._closed = True
             prose.append(self.splitter.close())

@@ -3,10 +3,11 @@
 Run: .venv/bin/python -m pytest tests/bench/test_call_assembly_bench.py -s
 
 At 10, 25 and 50 parallel calls with 2 KB of arguments each, fragments interleaved round-robin (call
-0's fragment, call 1's, ...), as `messages-tuple` chunks of ONE message (the run stream) and as
-`tool-call-delta` events (the event protocol). Assembly (feeding every event, then the message's
-end, which parses each call once) is timed against `json.loads` of each final argument string, in
-the same run. A constant ratio across sizes means assembly stays linear in the stream.
+0's fragment, call 1's, ...), as `messages-tuple` chunks of ONE message (the run stream). Assembly
+(feeding every event, then one `take`, as the screen's frame does, which assembles them and parses
+each call once at the message's end) is timed against `json.loads` of each final argument string, in
+the same run. A constant ratio across sizes means assembly stays linear in the stream. (The event
+protocol's reader, used by no product code, is gone: issue 28.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from sitewalk.calls.event_protocol import EventStreamCalls
 from sitewalk.calls.run_stream import RunStreamCalls
 
 FRAGMENT = 20
@@ -60,25 +60,6 @@ def _run_stream_events(n: int) -> list[tuple[str, Any]]:
     return events
 
 
-def _protocol_events(n: int) -> list[dict[str, Any]]:
-    seq = iter(range(1, 10**9))
-
-    def event(data: dict[str, Any]) -> dict[str, Any]:
-        s = next(seq)
-        return {"type": "event", "event_id": f"e{s}", "seq": s, "method": "messages",
-                "params": {"namespace": [], "data": data}}
-
-    events = [event({"event": "message-start", "role": "ai", "id": "m1"})]
-    for i, piece, first in _interleaved(n):
-        if first:
-            events.append(event({"event": "content-block-start", "index": i, "content": {
-                "type": "tool_call_chunk", "id": f"call_{i}", "name": "create_work_order", "args": ""}}))
-        events.append(event({"event": "content-block-delta", "index": i,
-                             "delta": {"type": "tool-call-delta", "args": piece}}))
-    events.append(event({"event": "message-finish"}))
-    return events
-
-
 def _best_of(runs: int, fn: Callable[[], object]) -> float:
     """The best of `runs` timings, the garbage collector paused as `timeit` does (its passes over the
     prebuilt events would be charged to whichever size happens to trigger them)."""
@@ -103,30 +84,21 @@ def _assemble_run_stream(events: list[tuple[str, Any]]) -> RunStreamCalls:
     reader = RunStreamCalls()
     for name, data in events:
         reader.feed(name, data)
-    return reader
-
-
-def _assemble_protocol(events: list[dict[str, Any]]) -> EventStreamCalls:
-    reader = EventStreamCalls()
-    for event in events:
-        reader.feed(event)
+    reader.take()  # one frame's read: everything fed is assembled, the ended message's calls parsed
     return reader
 
 
 def test_bench_parallel_call_assembly_is_linear() -> None:
     print(f"\nparallel calls, {ARGS_BYTES} B of arguments each, {FRAGMENT}-byte fragments interleaved")
-    ratios: dict[str, list[float]] = {"run stream": [], "event protocol": []}
+    ratios: dict[str, list[float]] = {"run stream": []}
     for n in SIZES:
         finals = [_args_text(i) for i in range(n)]
         expected = [json.loads(t) for t in finals]
         baseline = _best_of(RUNS, partial(_parse_all, finals))
-        run_events, protocol_events = _run_stream_events(n), _protocol_events(n)
+        run_events = _run_stream_events(n)
         got = _assemble_run_stream(run_events).assembler
         assert [got.calls[((), f"call_{i}")].args for i in range(n)] == expected
-        got = _assemble_protocol(protocol_events).assembler
-        assert [got.calls[((), f"call_{i}")].args for i in range(n)] == expected
-        for label, timing in (("run stream", _best_of(RUNS, partial(_assemble_run_stream, run_events))),
-                              ("event protocol", _best_of(RUNS, partial(_assemble_protocol, protocol_events)))):
+        for label, timing in (("run stream", _best_of(RUNS, partial(_assemble_run_stream, run_events))),):
             ratios[label].append(timing / baseline)
             print(f"  {n:>2} calls ({n * ARGS_BYTES // 1024} KB, {len(run_events)} fragments) {label:>14}: "
                   f"assembly {timing * 1e3:7.2f} ms, json.loads of the finals {baseline * 1e3:6.3f} ms, "

@@ -20,6 +20,7 @@ from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session import InspectionSession
 from sitewalk.session.calls import CallBoard
 from sitewalk.session.cancel import Cancellation
+from sitewalk.session.frames import FRAME_S
 from sitewalk.session.parts import DeviceHooks, ScreenHooks, ThreadParts
 from sitewalk.session.stream import RunStream
 from sitewalk.session.thread import Thread, WaitForNetwork
@@ -62,9 +63,11 @@ def split_hooks(**hooks: Any) -> tuple[DeviceHooks, ScreenHooks]:
             ScreenHooks(**{k: v for k, v in hooks.items() if k not in device_names}))
 
 
-def stream_on(fake: FakeTransport, view: RecordingView, wait: WaitForNetwork = no_wait) -> RunStream:
-    """The run stream of thread t1 on `fake`, drawing on `view`."""
-    return RunStream(client_on(fake), Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), wait)
+def stream_on(fake: FakeTransport, view: RecordingView, wait: WaitForNetwork = no_wait,
+              frame_s: float = FRAME_S) -> RunStream:
+    """The run stream of thread t1 on `fake`, drawing on `view` (what came shown once a frame; 0: each event)."""
+    return RunStream(client_on(fake), Thread(THREAD_ID), view, ScreenFeed(view), CallBoard(view), wait,
+                     frame_s=frame_s)
 
 
 def resumes(fake: FakeTransport) -> list[Any]:

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from sitewalk.agentserver.sse import SSEDecoder
-from sitewalk.calls.assembly import AssemblyError, CallAssembler, StreamCursor
-from sitewalk.calls.event_protocol import EventStreamCalls
+from sitewalk.calls.assembly import AssemblyError, CallAssembler
 from sitewalk.calls.lifecycle import CallStatus
 from sitewalk.calls.run_stream import RunStreamCalls, namespace_of
 
@@ -53,6 +52,7 @@ def test_interleaved_parallel_calls_across_two_namespaces_never_mix():
     ]
     for event, data in steps:
         reader.feed(event, data)
+    reader.take()
     got = reader.assembler.finished_args()
     assert got == {
         ((), "c1"): {"city": "Beijing"},
@@ -72,9 +72,11 @@ def test_namespace_of_event_names():
 def test_a_call_stays_collecting_until_its_message_ends():
     reader = RunStreamCalls()
     reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
+    reader.take()
     call = reader.assembler.calls[((), "c1")]
     assert call.status is CallStatus.COLLECTING_ARGS and call.args is None  # complete JSON is not "ready"
-    updates = reader.feed("messages", chunk("m1", last=True))
+    reader.feed("messages", chunk("m1", last=True))
+    updates = reader.take()
     assert [u.finished for u in updates] == [True] and call.args == {"a": 1}
 
 
@@ -82,27 +84,30 @@ def test_a_whole_message_is_a_snapshot_and_does_not_repeat_a_streamed_call():
     reader = RunStreamCalls()
     reader.feed("messages", chunk("m1", frag(0, '{"a":', "c1", "t")))
     reader.feed("messages", chunk("m1", frag(0, "1}"), last=True))
-    # the updates event repeats the whole message: the streamed call is not taken again
-    whole = {"type": "ai", "id": "m1", "tool_calls": [{"id": "c1", "name": "t", "args": {"a": 1}},
+    reader.take()
+    # a node's whole message repeats a streamed call: it is not taken again (another message id: no text)
+    whole = {"type": "ai", "id": "m2", "tool_calls": [{"id": "c1", "name": "t", "args": {"a": 1}},
                                                        {"id": "c9", "name": "u", "args": {"b": 2}}]}
-    updates = reader.feed("updates", whole)
-    assert [(u.call.call_id, u.replaced, u.finished) for u in updates] == [("c9", True, False), ("c9", False, True)]
+    reader.feed("messages", [whole, {}])
+    updates = reader.take()
+    assert [(u.call_id, u.replaced, u.finished, u.delta) for u in updates] == [("c9", True, True, '{"b":2}')]
     assert reader.assembler.finished_args() == {((), "c1"): {"a": 1}, ((), "c9"): {"b": 2}}
 
 
 def test_a_fragment_of_a_call_that_never_announced_itself_is_not_guessed():
     reader = RunStreamCalls()
-    assert reader.feed("messages", chunk("m1", frag(0, '{"a":1}'))) == []
+    reader.feed("messages", chunk("m1", frag(0, '{"a":1}')))
+    assert reader.take() == []
     assert reader.assembler.calls == {}
 
 
 def test_end_all_finishes_calls_of_a_stream_that_ended_without_a_last_chunk():
     reader = RunStreamCalls()
     reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
-    assert [u.call.args for u in reader.end_all()] == [{"a": 1}]
+    assert [u.args for u in reader.end_all()] == [{"a": 1}]
 
 
-# -- synthetic: snapshot vs delta, bad arguments, dedupe -------------------------------------------
+# -- synthetic: snapshot vs delta, bad arguments -------------------------------------------
 
 def test_snapshot_replaces_and_delta_appends():
     calls = CallAssembler()
@@ -146,54 +151,6 @@ def test_a_fragment_after_the_message_ended_is_a_typed_error():
     assert calls.finish((), "c1") is None  # finishing twice changes nothing
 
 
-def test_equal_fragments_are_both_kept():
-    reader = EventStreamCalls()
-    events = [_message_start(1), _block_start(2, 0, "c1", "say")]
-    events += [_delta(seq, 0, piece) for seq, piece in [(3, '{"t":"'), (4, "ab"), (5, "ab"), (6, '"}')]]
-    events.append(_message_finish(7))
-    for event in events:
-        reader.feed(event)
-    assert reader.assembler.calls[((), "c1")].args == {"t": "abab"}
-
-
-def test_event_protocol_keeps_namespaces_apart():
-    """The same call id and block index in a subgraph and the root, deltas interleaved."""
-    sub = ["worker:7"]
-    events = [
-        _message_start(1), _event(2, {"event": "message-start", "role": "ai", "id": "m9"}, sub),
-        _block_start(3, 0, "c1", "weather"),
-        _event(4, {"event": "content-block-start", "index": 0,
-                   "content": {"type": "tool_call_chunk", "id": "c1", "name": "search", "args": ""}}, sub),
-        _delta(5, 0, '{"city":"'), _delta(6, 0, '{"q":"', sub),
-        _delta(7, 0, 'Beijing"}'), _delta(8, 0, 'x"}', sub),
-        _message_finish(9), _event(10, {"event": "message-finish"}, sub),
-    ]
-    reader = EventStreamCalls()
-    for event in events:
-        reader.feed(event)
-    assert reader.assembler.finished_args() == {((), "c1"): {"city": "Beijing"}, (("worker:7",), "c1"): {"q": "x"}}
-
-
-def test_replayed_events_after_a_reconnect_are_dropped_by_seq_not_text():
-    events = [_message_start(1), _block_start(2, 0, "c1", "say")]
-    events += [_delta(seq, 0, piece) for seq, piece in [(3, '{"t":"'), (4, "ab"), (5, "ab"), (6, '"}')]]
-    events.append(_message_finish(7))
-    reader = EventStreamCalls()
-    for event in events[:5]:  # connection drops after seq 5
-        reader.feed(event)
-    assert reader.since == 5
-    for event in events[3:]:  # the server replays from an older point (seq 4 and 5 again)
-        reader.feed(event)
-    assert reader.assembler.calls[((), "c1")].args == {"t": "abab"}
-
-
-def test_cursor_takes_by_event_id_when_there_is_no_seq():
-    cursor = StreamCursor()
-    assert cursor.take(event_id="e1") and cursor.take(event_id="e2")
-    assert not cursor.take(event_id="e1")
-    assert cursor.take()  # no identity at all: never dropped
-
-
 # -- recorded real streams (tests/unit/fixtures/record_calls.py) ----------------------------------------
 
 def _by_name(assembler: CallAssembler) -> dict[str, dict[str, Any] | None]:
@@ -203,62 +160,9 @@ def _by_name(assembler: CallAssembler) -> dict[str, dict[str, Any] | None]:
 def test_recorded_run_stream_assembles_both_parallel_calls():
     reader = RunStreamCalls()
     for event, data in sse("calls_parallel_runs.sse"):
-        reader.feed(event, data)
+        if event.startswith("messages"):
+            reader.feed(event, data)
+    reader.take()
     assert _by_name(reader.assembler) == EXPECTED
     ids = {c.call_id for c in reader.assembler}
     assert len(ids) == 2 and all(i.startswith("call_") for i in ids)
-
-
-def test_recorded_event_protocol_gives_the_same_args_per_call():
-    reader = EventStreamCalls()
-    for _, event in sse("calls_parallel_events.sse"):
-        reader.feed(event)
-    assert _by_name(reader.assembler) == EXPECTED
-    assert all(c.status is CallStatus.ARGS_READY for c in reader.assembler)
-
-
-def test_recorded_event_protocol_deltas_alone_give_the_args():
-    """Without the finishing snapshot (content-block-finish), the deltas alone assemble the same."""
-    reader = EventStreamCalls()
-    for _, event in sse("calls_parallel_events.sse"):
-        if event.get("params", {}).get("data", {}).get("event") != "content-block-finish":
-            reader.feed(event)
-    assert _by_name(reader.assembler) == EXPECTED
-
-
-def test_recorded_reconnect_with_since_replays_without_doubling():
-    events = [e for _, e in sse("calls_parallel_events.sse")]
-    replay = [e for _, e in sse("calls_parallel_events_since.sse")]
-    since = replay[0]["seq"] - 1
-    reader = EventStreamCalls()
-    for event in events:  # the first connection got a little further than the cursor it sent
-        if event["seq"] <= since + 2:
-            reader.feed(event)
-    for event in replay:  # the real replay overlaps what was taken: seq since+1, since+2 come again
-        reader.feed(event)
-    assert _by_name(reader.assembler) == EXPECTED
-
-
-# -- event builders for the synthetic event-protocol tests -------------------------------------------
-
-def _event(seq: int, data: dict[str, Any], namespace: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "event", "event_id": f"e{seq}", "seq": seq, "method": "messages",
-            "params": {"namespace": namespace or [], "data": data}}
-
-
-def _message_start(seq: int) -> dict[str, Any]:
-    return _event(seq, {"event": "message-start", "role": "ai", "id": "m1"})
-
-
-def _block_start(seq: int, index: int, call_id: str, name: str) -> dict[str, Any]:
-    return _event(seq, {"event": "content-block-start", "index": index,
-                        "content": {"type": "tool_call_chunk", "id": call_id, "name": name, "args": ""}})
-
-
-def _delta(seq: int, index: int, args: str, namespace: list[str] | None = None) -> dict[str, Any]:
-    delta = {"type": "tool-call-delta", "args": args}
-    return _event(seq, {"event": "content-block-delta", "index": index, "delta": delta}, namespace)
-
-
-def _message_finish(seq: int) -> dict[str, Any]:
-    return _event(seq, {"event": "message-finish"})

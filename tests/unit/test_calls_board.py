@@ -10,6 +10,7 @@ from sessions_for_tests import stream_on
 from sitewalk.calls.assembly import CallAssembler
 from sitewalk.calls.lifecycle import CallStatus as S
 from sitewalk.session.calls import CallBoard
+from sitewalk.session.frames import FRAME_S
 
 OK = {"ok": True, "result": {"site": "Pier 4"}}
 DENIED = {"ok": False, "error": {"code": "permission_denied", "message": "no"}}
@@ -76,10 +77,12 @@ def test_a_call_learned_late_from_the_state_shows_only_its_end():
     assert calls.lifecycles["c9"].path[-2:] == [S.RUNNING, S.SUCCEEDED]
 
 
-def _streamed(stream_text: str) -> RecordingView:
+def _streamed(stream_text: str, frame_s: float = FRAME_S) -> RecordingView:
+    """The stream run through a session; shown once a frame (as in the app), or with 0 each event at once
+    (as a slow stream would be: a frame passes between any two events)."""
     fake = FakeTransport().on("POST", f"{RUNS}/stream", stream_text)
     view = RecordingView()
-    asyncio.run(stream_on(fake, view).run(input={}))
+    asyncio.run(stream_on(fake, view, frame_s=frame_s).run(input={}))
     return view
 
 
@@ -88,7 +91,7 @@ def _args_events(view: RecordingView) -> list[tuple[str, str, bool]]:
 
 
 def test_a_recorded_parallel_run_shows_each_call_growing_then_ready():
-    view = _streamed(fixture("calls_parallel_runs.sse"))
+    view = _streamed(fixture("calls_parallel_runs.sse"), frame_s=0)
     for tool in ("read_local_draft", "get_current_location"):
         states = view.states(tool)
         assert states[0] == "collecting_args" and states[-1] == "args_ready" and states.count("args_ready") == 1
@@ -110,9 +113,30 @@ def test_a_delta_is_appended_and_a_whole_message_replaces():
               "tool_call_chunks": [{"index": 0, "args": '"inspection-42"}'}]}
     written = {"type": "ai", "id": "m2", "content": "", "tool_calls": [
         {"id": "c2", "name": "render_ui", "args": {"root": "card"}}]}  # a node wrote it whole: a snapshot
-    view = _streamed(sse(("metadata", {"run_id": "r1"}), *(("messages", [m, {}]) for m in (first, second, written))))
-    assert _args_events(view) == [("c1", '{"inspection_id":', False), ("c1", '"inspection-42"}', False),
-                                  ("c2", '{"root":"card"}', True)]
+    stream = sse(("metadata", {"run_id": "r1"}), *(("messages", [m, {}]) for m in (first, second, written)))
+    assert _args_events(_streamed(stream, frame_s=0)) == [
+        ("c1", '{"inspection_id":', False), ("c1", '"inspection-42"}', False), ("c2", '{"root":"card"}', True)]
+    # the first event is shown at once; what comes within the next frame (here one longer than the test)
+    # reaches the view as one append per call
+    assert _args_events(_streamed(stream, frame_s=60)) == [
+        ("c1", '{"inspection_id":', False), ("c1", '"inspection-42"}', False), ("c2", '{"root":"card"}', True)]
+    middle = {**second, "chunk_position": None, "tool_call_chunks": [{"index": 0, "args": '"inspection'}]}
+    last = {**second, "tool_call_chunks": [{"index": 0, "args": '-42"}'}]}
+    stream = sse(("metadata", {"run_id": "r1"}), *(("messages", [m, {}]) for m in (first, middle, last, written)))
+    assert _args_events(_streamed(stream, frame_s=60)) == [
+        ("c1", '{"inspection_id":', False), ("c1", '"inspection-42"}', False), ("c2", '{"root":"card"}', True)]
+
+
+def test_a_stream_faster_than_a_frame_reaches_the_view_once_per_call_not_once_per_fragment():
+    """The recorded parallel run arrives at once (a fake transport): each call's arguments reach the view in one
+    append and its row is drawn once, ready; the words are all there."""
+    view = _streamed(fixture("calls_parallel_runs.sse"), frame_s=60)  # a frame longer than the test
+    args = _args_events(view)
+    assert len(args) == 2 and not any(replace for _, _, replace in args)
+    assert '{"purpose":"Record where inspection inspection-42 is carried out.","timeout_ms":10000}' in [
+        text for _, text, _ in args]
+    for tool in ("read_local_draft", "get_current_location"):
+        assert view.states(tool) == ["args_ready"]
 
 
 def test_the_board_passes_deltas_and_snapshots_and_nothing_for_an_empty_fragment():
@@ -162,3 +186,20 @@ def test_a_call_reconciled_before_a_reload_shows_it_was_unknown_first():
     calls.settle([UNKNOWN_MESSAGE], {"c9": {"status": "succeeded", "work_order": "WO-1"}})
     assert view.states("create_work_order") == ["succeeded"]
     assert S.OUTCOME_UNKNOWN in calls.lifecycles["c9"].path
+
+
+def test_what_a_frame_held_is_shown_before_the_values_event_that_settles_it():
+    """The call's fragments wait for their frame; the values event after them (with the call's tool message)
+    must not overtake them, or the call would read done before its arguments were ever shown ready."""
+    first = {"type": "AIMessageChunk", "id": "m1", "content": "", "tool_call_chunks": [
+        {"index": 0, "id": "c1", "name": "lookup_site", "args": '{"site":'}]}
+    last = {"type": "AIMessageChunk", "id": "m1", "content": "", "chunk_position": "last",
+            "tool_call_chunks": [{"index": 0, "args": '"Pier 4"}'}]}
+    messages = [{"type": "ai", "id": "m1", "content": "", "tool_calls": [
+                    {"id": "c1", "name": "lookup_site", "args": {"site": "Pier 4"}}]},
+                {"type": "tool", "tool_call_id": "c1", "name": "lookup_site", "content": '{"ok": true}'}]
+    stream = sse(("metadata", {"run_id": "r1"}), ("messages", [first, {}]), ("messages", [last, {}]),
+                 ("values", {"messages": messages}))
+    view = _streamed(stream, frame_s=60)  # a frame longer than the test: only the flush before `values` shows it
+    assert view.states("lookup_site") == ["collecting_args", "args_ready", "succeeded"]
+    assert _args_events(view) == [("c1", '{"site":', False), ("c1", '"Pier 4"}', False)]

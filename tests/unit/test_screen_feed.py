@@ -2,8 +2,8 @@
 
 import json
 
+from sitewalk.calls.view import TextView
 from sitewalk.screen_feed import ScreenFeed
-from sitewalk.streaming import MessageText
 
 CARD = {"root": "card", "elements": {
     "card": {"type": "InspectionCard", "props": {"title": "Inspection 42", "site": "Pier 4"}, "children": ["risk"]},
@@ -31,12 +31,9 @@ def feed_with_card():
 
 
 def stream_text(feed, message_id, pieces):
-    message = MessageText(message_id)
     for piece in pieces:
-        message.parts.append(piece)
-        feed.text(message)
-    message.done = True
-    feed.text(message)
+        feed.text(TextView(message_id, piece))
+    feed.text(TextView(message_id, "", done=True))
 
 
 def test_patch_lines_apply_to_the_screen_on_record_and_the_same_server_copy_is_not_redrawn():
@@ -75,12 +72,10 @@ def test_progress_is_pushed_at_most_once_a_frame_and_the_last_of_it_is_not_held_
 
     async def go():
         feed, view = feed_with_card()
-        message = MessageText("m2")
         lines = [f'{{"op":"replace","path":"/elements/card/props/title","value":"Title {k}"}}\n' for k in range(20)]
         started = time.monotonic()
         for line in lines:  # twenty edits at once
-            message.parts.append(line)
-            feed.text(message)
+            feed.text(TextView("m2", line))
         frames = (time.monotonic() - started) / PUSH_INTERVAL_S
         pushed_at_once = len(view.screens)
         await asyncio.sleep(PUSH_INTERVAL_S * 3)  # the stream pauses: the trailing push comes anyway
@@ -104,15 +99,17 @@ def test_a_bad_inline_line_keeps_the_last_good_screen_and_gives_the_lines_text_a
 
 
 def test_a_render_ui_spec_with_an_unknown_type_gives_its_own_text_as_the_fallback():
-    from sitewalk.streaming import RunAssembler
+    from sitewalk.calls.run_stream import RunStreamCalls
+    from sitewalk.calls.view import CallView
 
     feed, view = feed_with_card()
     spec = {"root": "g", "elements": {"g": {"type": "Gauge", "props": {"title": "Noise", "value": 71}}}}
-    assembler = RunAssembler()
+    reader = RunStreamCalls()
     fragment = {"index": 0, "id": "c9", "name": "render_ui", "args": json.dumps(spec)}
-    for change in assembler.feed([{"type": "AIMessageChunk", "id": "m3", "content": "",
-                                   "tool_call_chunks": [fragment], "chunk_position": "last"}, {}]):
-        if not isinstance(change, MessageText):
+    reader.feed("messages", [{"type": "AIMessageChunk", "id": "m3", "content": "",
+                              "tool_call_chunks": [fragment], "chunk_position": "last"}, {}])
+    for change in reader.take():
+        if isinstance(change, CallView):
             feed.call(change)
     assert [i.code for i in view.issues[-1]] == ["unknown_type"]
     assert view.fallbacks[-1] == ["Gauge: Noise · 71"]
@@ -131,18 +128,33 @@ def test_a_list_prop_grown_line_by_line_shows_each_line_and_what_was_shown_stays
     feed.server_spec({**card, "identity": {"message_id": "m1", "tool_call_id": "c1", "revision": 1}})
     lines = [f'{{"op":"add","path":"/elements/card/props/findings/-","value":"{f}"}}\n'
              for f in ("Handrail secure: yes", "Corroded bolts: 3")]
-    message = MessageText("m2")
-    message.parts.append("Walked the site with you.\n" + lines[0])
-    feed.text(message)
+    feed.text(TextView("m2", "Walked the site with you.\n" + lines[0]))
     first = feed.live.shown
     assert first["elements"]["card"]["props"]["findings"] == ["Cracked kerb", "Handrail secure: yes"]
-    message.parts.append(lines[1])
-    feed.text(message)
+    feed.text(TextView("m2", lines[1]))
     assert first["elements"]["card"]["props"]["findings"] == ["Cracked kerb", "Handrail secure: yes"]  # kept
     assert view.screens[-1]["elements"]["card"]["props"]["findings"] == [
         "Cracked kerb", "Handrail secure: yes", "Corroded bolts: 3"]
-    message.done = True
-    feed.text(message)
+    feed.text(TextView("m2", "", done=True))
     server = json.loads(json.dumps(view.screens[-1]))
     feed.server_spec({**server, "identity": {"message_id": "m2", "tool_call_id": "m2:inline_spec", "revision": 2}})
     assert view.screens[-1]["elements"]["card"]["props"]["findings"][-1] == "Corroded bolts: 3"
+
+
+def test_a_render_ui_calls_fragments_draw_the_screen_before_its_message_ends():
+    """A frame's fragments of a render_ui call reach the feed as one change; the screen is drawn from them
+    while the message is still open (nothing validated yet)."""
+    from sitewalk.calls.run_stream import RunStreamCalls
+
+    view = ScreenView()
+    feed = ScreenFeed(view)
+    text = json.dumps(CARD)
+    reader = RunStreamCalls()
+    for k in range(0, len(text), 40):
+        fragment = {"index": 0, "args": text[k:k + 40], **({"id": "c5", "name": "render_ui"} if k == 0 else {})}
+        reader.feed("messages", [{"type": "AIMessageChunk", "id": "m5", "content": "",
+                                  "tool_call_chunks": [fragment]}, {}])
+    [change] = reader.take()
+    assert not change.finished and change.delta == text
+    feed.call(change)
+    assert view.screens == [CARD] and view.issues == []

@@ -32,7 +32,8 @@ def test_a_recorded_run_shows_its_words_and_tool_call_and_keeps_the_interrupt_it
     streamed, view = run_stream(fake, input={"messages": []})
     assert list(view.texts.values()) == ["Looking up the draft for inspection-42."]
     states = view.states("read_local_draft")
-    assert states[0] == "collecting_args" and states[-1] == "args_ready"
+    # shown once a frame: collecting first only when a frame passed between its fragments (the fake is faster)
+    assert states[-1] == "args_ready" and set(states) <= {"collecting_args", "args_ready"}
     state = streamed.state()
     assert state is not None and [i["value"]["tool_call"]["name"] for i in state["interrupts"]] == ["read_local_draft"]
     request, ended = fake.requests

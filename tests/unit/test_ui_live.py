@@ -104,3 +104,13 @@ def test_final_args_given_by_the_server_are_validated():
     bad["elements"]["risk"]["type"] = "Marquee"
     assert [i.code for i in live.complete(cand(1, "b"), bad)] == ["unknown_type"]
     assert live.shown == OLD
+
+
+def test_a_streaming_call_shows_its_screen_when_read_before_it_completes():
+    """The fragments are parsed when the screen is read (once a frame), not one by one; read after all of
+    them, before the call completes, the screen is the new one."""
+    live = with_old()
+    text = json.dumps(NEW)
+    for i in range(0, len(text), 6):
+        live.fragment(cand(1, "b"), text[i:i + 6])
+    assert live.shown == NEW and live.issues == []

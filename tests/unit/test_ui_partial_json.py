@@ -265,3 +265,44 @@ def test_a_big_deferred_container_is_skimmed_once_not_once_per_fragment(fragment
         stream.feed(piece)
     assert stream.close()["elements"]["x"]["props"] == props
     assert stream.chars_scanned <= 3.5 * len(text)
+
+
+# -- a frame's fragments at once (SpecStream.append / take): elements decoded whole ----------------------
+
+def _events(text, size, defer_depth=3):
+    parser = PartialJsonParser(defer_depth=defer_depth)
+    events = [event for piece in chunks(text, size) for event in parser.feed(piece)]
+    return events, parser.close()
+
+
+@pytest.mark.parametrize("size", [300, 1_000, 100_000])
+def test_whole_elements_in_a_long_buffer_give_the_tokenizers_events(size):
+    """An element whole in a long buffer is decoded by one json call: the same events, in the same order, as
+    the tokenizer gives fragment by fragment."""
+    text = json.dumps(big_spec(20_000))
+    assert _events(text, size) == _events(text, 7)
+
+
+def test_an_element_the_json_module_refuses_is_left_to_the_tokenizer():
+    """NaN inside an element in a long buffer: refused (at the same offset) as fragment by fragment."""
+    spec = big_spec(2_000)
+    text = json.dumps(spec).replace('"gap": "md"', '"gap": NaN')
+    positions = []
+    for size in (7, 100_000):
+        with pytest.raises(PartialJsonError) as caught:
+            _events(text, size)
+        positions.append(caught.value.position)
+    assert positions[0] == positions[1]
+
+
+def test_a_spec_taken_once_a_frame_ends_where_fragment_by_fragment_does():
+    text = json.dumps(SPEC) + " " * 300  # long enough for the whole-element path
+    every, framed = SpecStream(), SpecStream()
+    for piece in chunks(text, 5):
+        every.feed(piece)
+        framed.append(piece)
+    assert framed.spec == {} and not framed.complete  # nothing parsed before a take
+    progress = framed.take()
+    assert set(progress.completed) == {"card", "risk", "note"} and progress.root_changed
+    assert (framed.root, list(framed.complete), framed.settled) == (every.root, list(every.complete), every.settled)
+    assert framed.close() == every.close() == SPEC

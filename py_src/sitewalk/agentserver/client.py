@@ -240,7 +240,7 @@ class ThreadsClient:
         Each part's `event` is the protocol method (`messages`, `tools`, `input.requested`,
         `lifecycle`, ...) and its `data` the event `{event_id, seq, method, params}`. To reconnect, pass
         the last `seq` taken as `since`: the server replays what came after it (and may repeat an
-        event: take events once by `seq`, see `sitewalk.calls.event_protocol`). The stream does not end
+        event: take events once by `seq`, never by their text). The stream does not end
         with a run; close it when done. Runs start with `command(thread_id, "run.start", {...})`.
         """
         body = _drop_none({"channels": list(channels), "since": since, "depth": depth,

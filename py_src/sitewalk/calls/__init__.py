@@ -1,1 +1,3 @@
-"""Streamed tool calls: their lifecycle and the assembly of their arguments (pure; no browser imports)."""
+"""The one tool-call pipeline (pure; no browser imports): a run stream's `messages` events read once
+(`run_stream`), arguments assembled per call (`assembly`), the lifecycle (`lifecycle`), a call's words
+(`words`), and the read-only views rendering gets (`view`)."""

@@ -1,13 +1,13 @@
-"""Tool-call arguments assembled per (namespace, call id), whatever protocol they came by.
+"""Tool-call arguments assembled per (namespace, call id): one buffer per call, parsed once.
 
-The protocol readers (`run_stream`, `event_protocol`) turn wire events into three operations on a
-`CallAssembler`: `delta` (append a fragment), `snapshot` (replace the arguments so far: the event
-KIND says it is a snapshot, never the text) and `finish` (the message ended: parse once). Every
-call has its own buffer, so parallel calls, subgraph namespaces and interleaved fragments never mix.
+Three operations on a `CallAssembler`: `delta` (append a fragment), `snapshot` (replace the arguments so
+far: the event KIND says it is a snapshot, never the text) and `finish` (the message ended: parse once).
+Every call has its own buffer, so parallel calls, subgraph namespaces and interleaved fragments never mix.
 
-Work is linear in the stream: a fragment is appended to its call's list (no re-join per fragment);
-the text is joined once, when the message ends. A view that shows growing arguments appends the
-`CallUpdate.delta` it is given (or replaces with it when `replaced`).
+Work is linear in the stream: a fragment is appended to its call's list (no re-join, no parse per
+fragment); the text is joined when a view takes the change (`AssembledCall.take`, once a frame) and
+parsed once, when the message ends. `finish` is the one place where a streamed call's arguments become
+ready or make the call fail (`args_ready → failed`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from sitewalk_shared.errors import SitewalkError
 
 from .lifecycle import CallLifecycle, CallStatus
+from .view import CallView
 
-__all__ = ["AssembledCall", "AssemblyError", "CallAssembler", "CallKey", "CallUpdate", "Namespace", "StreamCursor"]
+__all__ = ["AssembledCall", "AssemblyError", "CallAssembler", "CallKey", "Namespace"]
 
 Namespace = tuple[str, ...]
 CallKey = tuple[Namespace, str]
@@ -32,15 +33,19 @@ class AssemblyError(SitewalkError, ValueError):
     """An event that cannot belong to the call it names (e.g. a fragment after the message ended)."""
 
 
-@dataclass
+@dataclass(slots=True, eq=False)  # identity: a call is one call, whatever its text
 class AssembledCall:
     namespace: Namespace
     call_id: str
     name: str | None = None
+    message_id: str = ""
+    index: int = 0
     parts: list[str] = field(default_factory=list)
     args: dict[str, Any] | None = None  # set once the message ended and the text parsed to an object
     error: str | None = None  # why the finished arguments are unusable
     lifecycle: CallLifecycle = field(default_factory=CallLifecycle)
+    taken: int = 0  # parts[:taken] were handed to a view
+    replaced: bool = False  # a snapshot replaced the parts since the view last took them
 
     def __post_init__(self) -> None:
         self.lifecycle.call_id = self.call_id
@@ -58,39 +63,14 @@ class AssembledCall:
         """The arguments so far (joined on each read: read it when needed, not per fragment)."""
         return "".join(self.parts)
 
-
-class CallUpdate(NamedTuple):  # a tuple: one is made per fragment, so it must be cheap
-    """What one event changed: `delta` is the new text (the whole text when `replaced`)."""
-
-    call: AssembledCall
-    delta: str = ""
-    replaced: bool = False
-    finished: bool = False
-
-
-class StreamCursor:
-    """Which events were already taken, so a reconnect's replay is not applied twice.
-
-    Decided by the protocol's own identity of an event (its `seq`, or its event id), never by its
-    text: two equal fragments are both real. `seq` is monotonic within a thread's event stream, so one
-    integer suffices; event ids are remembered in a set.
-    """
-
-    def __init__(self) -> None:
-        self.last_seq: int | None = None
-        self._ids: set[str] = set()
-
-    def take(self, seq: int | None = None, event_id: str | None = None) -> bool:
-        """True the first time an event is seen (then it is applied), False for a replay."""
-        if seq is not None:
-            if self.last_seq is not None and seq <= self.last_seq:
-                return False
-            self.last_seq = seq
-        if event_id is not None:
-            if event_id in self._ids:
-                return False
-            self._ids.add(event_id)
-        return True
+    def take(self) -> CallView:
+        """The call as a view: the text added since the last take (all of it after a snapshot)."""
+        replaced, self.replaced = self.replaced, False
+        start = 0 if replaced else self.taken
+        delta = "".join(self.parts[start:]) if start < len(self.parts) else ""
+        self.taken = len(self.parts)
+        return CallView(self.call_id, self.name, self.lifecycle.status, self.namespace, self.message_id,
+                        self.index, delta, replaced, self.args, self.error)
 
 
 class CallAssembler:
@@ -109,22 +89,30 @@ class CallAssembler:
             found.name = name
         return found
 
-    def delta(self, namespace: Namespace, call_id: str, fragment: str, name: str | None = None) -> CallUpdate:
+    def delta(self, namespace: Namespace, call_id: str, fragment: str, name: str | None = None) -> CallView:
+        """A fragment appended; the call as a view of what it added."""
         call = self._collecting(namespace, call_id, name)
         if fragment:
             call.parts.append(fragment)
-        return CallUpdate(call, fragment)
+        return call.take()
 
     def snapshot(self, namespace: Namespace, call_id: str, args: str | dict[str, Any],
-                 name: str | None = None) -> CallUpdate:
+                 name: str | None = None) -> CallView:
         """The arguments so far, whole: they replace what was collected (a dict is final arguments)."""
+        return self.replace(namespace, call_id, args, name).take()
+
+    def replace(self, namespace: Namespace, call_id: str, args: str | dict[str, Any],
+                name: str | None = None) -> AssembledCall:
+        """`snapshot` without taking the view (the next take hands the whole text on, `replaced`)."""
         call = self._collecting(namespace, call_id, name)
         text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         call.parts[:] = [text] if text else []
-        return CallUpdate(call, text, replaced=True)
+        call.replaced = True
+        return call
 
-    def finish(self, namespace: Namespace, call_id: str) -> CallUpdate | None:
-        """The message ended: parse the arguments once. None if the call is unknown or already finished."""
+    def finish(self, namespace: Namespace, call_id: str) -> AssembledCall | None:
+        """The message ended: parse the arguments once (ready, or failed with a reason). None if the call is
+        unknown or already finished. The one place a streamed call's arguments end."""
         call = self.calls.get((namespace, call_id))
         if call is None or call.status is not CallStatus.COLLECTING_ARGS:
             return None
@@ -140,7 +128,7 @@ class CallAssembler:
             call.args = parsed
         else:
             call.lifecycle.to(CallStatus.FAILED)  # args_ready → failed: never reviewed, never run
-        return CallUpdate(call, finished=True)
+        return call
 
     def is_finished(self, namespace: Namespace, call_id: str) -> bool:
         call = self.calls.get((namespace, call_id))

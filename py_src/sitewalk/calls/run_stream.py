@@ -1,19 +1,33 @@
-"""Read tool calls from a run stream (`POST /threads/{id}/runs/stream`, `messages-tuple`, subgraphs).
+"""The one reader of a run's `messages` stream: each event assembled once, into text per message and
+arguments per call (`POST /threads/{id}/runs/stream`, `messages-tuple`, subgraphs).
 
 Each `messages` event is `[chunk, metadata]`; with `stream_subgraphs` its event name carries the
 namespace (`messages|parent:<task>|child:<task>`). A chunk's `tool_call_chunks` are DELTAS with an
 `index`; `id` and `name` come only on a call's first fragment, so a later fragment is matched by
 (namespace, message id, index). The partial parsed `tool_calls` on chunks are ignored (misleading).
-A message a node wrote whole (type `ai`, e.g. in `updates`/`values`) is a SNAPSHOT of its calls.
+A message a node wrote whole (type `ai`, sent once after the node ends) is a SNAPSHOT of its text and
+calls; one already streamed is not taken again (its words were shown as they came).
+
+Coalesced: `feed` only keeps the event; `take` assembles what came since the last take in one pass and
+hands back one read-only view (`calls.view`) per call or message it changed, its `delta` being all the
+text added since. The session takes once an animation frame while a stream comes, so the cost of a
+fragment is one list append plus its share of that pass, never a re-join or a parse (the arguments are
+parsed once, when their message ends: `CallAssembler.finish`). `_assemble` and `_chunk` run once per
+event: they are kept flat (local names, one helper call per event, the rare cases in helpers of their own).
+Hand-written: no library reads LangGraph's `messages-tuple` chunks, and the JSON is parsed by `json`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .assembly import CallAssembler, CallUpdate, Namespace
+from .assembly import AssembledCall, CallAssembler, Namespace
+from .lifecycle import CallStatus
+from .view import CallView, TextView
 
 __all__ = ["RunStreamCalls", "namespace_of"]
+
+_NONE: dict[str, object] = {}
 
 
 def namespace_of(event: str) -> Namespace:
@@ -21,61 +35,174 @@ def namespace_of(event: str) -> Namespace:
     return tuple(event.split("|")[1:])
 
 
+class _Message:
+    """One AI message as it streams: its text parts and its calls by index."""
+
+    __slots__ = ("namespace", "id", "parts", "taken", "done", "slots")
+
+    def __init__(self, namespace: Namespace, message_id: str) -> None:
+        self.namespace = namespace
+        self.id = message_id
+        self.parts: list[str] = []
+        self.taken = 0  # parts[:taken] were handed to a view
+        self.done = False  # its last chunk arrived (or the stream ended)
+        self.slots: dict[int, AssembledCall] = {}  # index → call
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def take(self) -> TextView:
+        delta = "".join(self.parts[self.taken:]) if self.taken < len(self.parts) else ""
+        self.taken = len(self.parts)
+        return TextView(self.id, delta, self.done)
+
+
 class RunStreamCalls:
-    def __init__(self, assembler: CallAssembler | None = None) -> None:
-        self.assembler = assembler or CallAssembler()
-        self._ids: dict[tuple[Namespace, str, int], str] = {}  # (namespace, message id, index) → call id
-        self._open: dict[tuple[Namespace, str], list[str]] = {}  # a message's calls, until it ends
+    def __init__(self) -> None:
+        self.assembler = CallAssembler()
+        self.messages: dict[tuple[Namespace, str], _Message] = {}
+        self._pending: list[tuple[str, object]] = []
+        self._touched: dict[_Message | AssembledCall, None] = {}  # changed since the last take, in order
+        self._namespaces: dict[str, Namespace] = {}
 
-    def feed(self, event: str, data: object) -> list[CallUpdate]:
-        """One SSE event of the run stream; what it changed (other events are ignored)."""
-        namespace = namespace_of(event)
-        chunk = data[0] if isinstance(data, (list, tuple)) and data else data
-        if not isinstance(chunk, dict):
-            return []
-        kind = str(chunk.get("type") or "")
-        if kind == "ai":
-            return self.whole(chunk, namespace)
-        if not kind.startswith("AI"):
-            return []
-        message_id = str(chunk.get("id") or "")
-        updates = [u for f in chunk.get("tool_call_chunks") or [] if (u := self._fragment(namespace, message_id, f))]
-        if chunk.get("chunk_position") == "last" or (chunk.get("response_metadata") or {}).get("finish_reason"):
-            updates.extend(self.end_message(namespace, message_id))
-        return updates
+    def feed(self, event: str, data: object) -> None:
+        """One `messages` event of the run stream (`[chunk, metadata]`), kept for the next `take`."""
+        self._pending.append((event, data))
 
-    def whole(self, message: dict[str, Any], namespace: Namespace) -> list[CallUpdate]:
-        """A whole AI message: each call's arguments as a snapshot (calls already streamed are kept)."""
-        updates: list[CallUpdate] = []
-        for call in message.get("tool_calls") or []:
-            if not isinstance(call, dict) or not call.get("id"):
+    def take(self) -> list[CallView | TextView]:
+        """What the events fed since the last take changed: one view per message (if it has words) or call,
+        in the order they were first changed."""
+        self._assemble()
+        return self._views()
+
+    def end_all(self) -> list[CallView | TextView]:
+        """The stream ended: every message still open ends with it; what that (and anything not yet taken)
+        changed."""
+        self._assemble()
+        for message in self.messages.values():
+            if not message.done:
+                self._end(message)
+        return self._views()
+
+    def text_of(self, namespace: Namespace, message_id: str) -> str:
+        message = self.messages.get((namespace, message_id))
+        return message.text if message else ""
+
+    # -----------------------------------------------------------------------------------------
+
+    def _views(self) -> list[CallView | TextView]:
+        touched, self._touched = self._touched, {}
+        return [entry.take() for entry in touched if isinstance(entry, AssembledCall) or entry.parts]
+
+    def _assemble(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = []
+        touched, messages = self._touched, self.messages
+        last_event: str | None = None
+        last_id: object = None
+        message: _Message | None = None
+        for event, data in pending:
+            chunk = data[0] if data.__class__ is list and data else data
+            if chunk.__class__ is not dict:
                 continue
-            call_id = str(call["id"])
+            kind = chunk.get("type")
+            if kind != "AIMessageChunk":
+                if kind == "ai":
+                    self._whole(chunk, self._namespace(event))
+                    continue
+                if not str(kind or "").startswith("AI"):
+                    continue
+            raw_id = chunk.get("id")
+            if raw_id != last_id or event != last_event or message is None:
+                key = (self._namespace(event), str(raw_id or ""))
+                message = messages.get(key)
+                if message is None:
+                    message = messages[key] = _Message(*key)
+                last_event, last_id = event, raw_id
+            self._chunk(message, chunk, touched)
+
+    def _chunk(self, message: _Message, chunk: dict[str, Any], touched: dict[Any, None]) -> None:
+        """One chunk of a streaming message: its words, its calls' fragments, and its end."""
+        content = chunk.get("content")
+        if content:
+            text = content if content.__class__ is str else _text_of(content)
+            if text:
+                message.parts.append(text)
+                touched[message] = None
+        fragments = chunk.get("tool_call_chunks")
+        if fragments and not message.done:  # a fragment after its message ended is not merged
+            slots = message.slots
+            for fragment in fragments:
+                index = fragment.get("index")
+                call = slots.get(index if index.__class__ is int else 0)
+                if call is None:
+                    call = self._open(message, fragment)
+                    if call is None:
+                        continue
+                elif call.name is None and fragment.get("name"):
+                    call.name = fragment["name"]
+                args = fragment.get("args")
+                if args:
+                    call.parts.append(args)
+                touched[call] = None
+        if chunk.get("chunk_position") == "last" or (chunk.get("response_metadata") or _NONE).get("finish_reason"):
+            if not message.done:
+                self._end(message)
+
+    def _namespace(self, event: str) -> Namespace:
+        found = self._namespaces.get(event)
+        if found is None:
+            found = self._namespaces[event] = namespace_of(event)
+        return found
+
+    def _open(self, message: _Message, fragment: Any) -> AssembledCall | None:
+        """A call's first fragment: it must name the call (a fragment whose call never announced itself
+        cannot be placed: not guessed)."""
+        if not isinstance(fragment, dict) or not fragment.get("id"):
+            return None
+        call = self.assembler.call(message.namespace, str(fragment["id"]), fragment.get("name"))
+        if call.status is not CallStatus.COLLECTING_ARGS:
+            return None  # finished already (a whole message took it): not merged
+        raw_index = fragment.get("index")
+        call.message_id, call.index = message.id, raw_index if isinstance(raw_index, int) else 0
+        message.slots[call.index] = call
+        return call
+
+    def _end(self, message: _Message) -> None:
+        message.done = True
+        self._touched[message] = None
+        for call in message.slots.values():
+            if self.assembler.finish(call.namespace, call.call_id) is not None:
+                self._touched[call] = None
+
+    def _whole(self, chunk: dict[str, Any], namespace: Namespace) -> None:
+        """A whole AI message: its text, finished, and each call's arguments as a snapshot (a message
+        already streamed is not taken again, nor a call already finished)."""
+        message_id = str(chunk.get("id") or "")
+        if (namespace, message_id) in self.messages:
+            return
+        message = self.messages[(namespace, message_id)] = _Message(namespace, message_id)
+        text = _text_of(chunk.get("content"))
+        if text:
+            message.parts.append(text)
+        for index, raw in enumerate(chunk.get("tool_calls") or []):
+            if not isinstance(raw, dict) or not raw.get("id"):
+                continue
+            call_id = str(raw["id"])
             if self.assembler.is_finished(namespace, call_id):
                 continue  # streamed already: this repeats it
-            updates.append(self.assembler.snapshot(namespace, call_id, call.get("args") or {}, call.get("name")))
-            if (done := self.assembler.finish(namespace, call_id)) is not None:
-                updates.append(done)
-        return updates
+            call = self.assembler.replace(namespace, call_id, raw.get("args") or {}, raw.get("name"))
+            call.message_id, call.index = message_id, index
+            message.slots[index] = call
+        self._end(message)
 
-    def end_message(self, namespace: Namespace, message_id: str) -> list[CallUpdate]:
-        calls = self._open.pop((namespace, message_id), [])
-        return [u for call_id in calls if (u := self.assembler.finish(namespace, call_id)) is not None]
 
-    def end_all(self) -> list[CallUpdate]:
-        """The stream ended: every message still open ends with it."""
-        return [u for key in list(self._open) for u in self.end_message(*key)]
-
-    def _fragment(self, namespace: Namespace, message_id: str, fragment: object) -> CallUpdate | None:
-        if not isinstance(fragment, dict):
-            return None
-        raw_index = fragment.get("index")
-        index = raw_index if isinstance(raw_index, int) else 0
-        slot = (namespace, message_id, index)
-        call_id = fragment.get("id") or self._ids.get(slot)
-        if not call_id:
-            return None  # a fragment whose call never announced itself cannot be placed: not guessed
-        if slot not in self._ids:
-            self._ids[slot] = str(call_id)
-            self._open.setdefault((namespace, message_id), []).append(str(call_id))
-        return self.assembler.delta(namespace, str(call_id), fragment.get("args") or "", fragment.get("name"))
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""

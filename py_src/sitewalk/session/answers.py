@@ -17,9 +17,9 @@ from sitewalk_shared.contracts.headless_wire import Envelope, HeadlessRequest, p
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.schema import Interrupt
+from ..calls.lifecycle import CallStatus
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from ..headless.registry import HeadlessToolRegistry
-from ..streaming import CallState
 from .calls import CallBoard, envelope_detail
 from .cancel import Cancellation, Cancelled
 from .thread import Thread
@@ -84,12 +84,12 @@ class HeadlessAnswers:
         envelope = await self._recorded(call_id)
         if envelope is not None:
             return envelope
-        self.calls.show(call_id, name, CallState.running)
+        self.calls.show(call_id, name, CallStatus.RUNNING)
         envelope = client_mismatch(interrupt["value"], self.registry.contracts, implemented=set(self.registry.names))
         if envelope is None:
             envelope = await self._run(request)
         if self.cancellation.cancelled:  # not an answer: the run was cancelled while the tool ran
-            self.calls.show(call_id, name, CallState.failed, envelope_detail(envelope) or "cancelled")
+            self.calls.show(call_id, name, CallStatus.FAILED, envelope_detail(envelope) or "cancelled")
             return None
         self.outcomes[call_id] = envelope
         if self.book is not None:

@@ -9,9 +9,14 @@ or a tool the server ran on its own) is reached through the states it must have 
 A state the call has already left (an event replayed by a rejoin) moves nothing: the view never goes
 back. Review (`review_required → approved | rejected`) is moved by the review part with `show`.
 
-The arguments grow on the view by what each event changed (`args`): a fragment (a delta) is appended,
-a whole message's arguments (a snapshot) replace what is shown, so the view's work stays linear in the
-stream instead of writing the whole text again per fragment.
+The arguments grow on the view by what each change brought (`args`, a `calls.view.CallView`: the
+fragments of a frame joined, appended; a whole message's arguments, a snapshot, replace what is shown), so
+the view's work stays linear in the stream instead of writing the whole text again per fragment.
+
+Where a call completes or fails: `CallBoard.show`, the one place every state the view shows passes (a
+call that ran ends there from `_ran`, a rejected one from `settle`, a cancelled headless one from
+`session.answers`); the lifecycle there reaching a terminal state is the call's end. Before that, its
+arguments end once, in `calls.assembly.CallAssembler.finish` (ready, or unusable).
 
 A server tool whose request went out and whose answer never came (its tool message carries the
 `outcome_unknown` envelope) is shown `outcome_unknown`, never failed or succeeded, until the thread's
@@ -42,8 +47,8 @@ from typing import Any
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
 from sitewalk_shared.contracts.tool_result import ToolResult, read_tool_result, rejection, tool_envelope
 
-from ..calls.assembly import CallUpdate
 from ..calls.lifecycle import CallLifecycle, CallStatus, path_to
+from ..calls.view import CallView
 from ..calls.words import ExpectedAnswer, expected_answer
 from .view import View
 
@@ -76,10 +81,10 @@ class CallBoard:
         self.view.tool_call(call_id, name, self.lifecycles[call_id].status, detail, answer)
         return True
 
-    def args(self, update: CallUpdate) -> None:
-        """One event's change to a call's arguments: appended (a delta) or replacing them (a snapshot)."""
-        if update.delta or update.replaced:
-            self.view.tool_args(update.call.call_id, update.delta, replace=update.replaced)
+    def args(self, call: CallView) -> None:
+        """A change to a call's arguments (a frame's fragments, or a snapshot): appended, or replacing them."""
+        if call.delta or call.replaced:
+            self.view.tool_args(call.call_id, call.delta, replace=call.replaced)
 
     def _move(self, call_id: str, state: str) -> bool:
         call = self.lifecycles.setdefault(call_id, CallLifecycle(call_id))

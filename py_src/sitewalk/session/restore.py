@@ -13,7 +13,7 @@ from sitewalk_shared.ui_spec.inline import split_inline
 
 from ..agentserver.client import pending_interrupts
 from ..agentserver.schema import Interrupt, ThreadState
-from ..streaming import CallState
+from ..calls.lifecycle import CallStatus
 from .conversation import show_user_text
 from .stream import RunStream
 from .view import View
@@ -54,7 +54,7 @@ def restore_view(state: ThreadState, view: View, stream: RunStream) -> list[Inte
     for interrupt in pending:  # a tool call still waiting shows as such until it is answered
         call = (interrupt["value"] or {}).get("tool_call") if isinstance(interrupt["value"], dict) else None
         if isinstance(call, dict) and call.get("id"):
-            stream.calls.show(str(call["id"]), str(call.get("name") or "?"), CallState.running)
+            stream.calls.show(str(call["id"]), str(call.get("name") or "?"), CallStatus.RUNNING)
     stream.show_state(state)  # the calls that ended, and the screen on record
     return pending
 

@@ -5,6 +5,11 @@ A dropped connection is rejoined where it broke, without showing an event twice
 loop can answer the interrupts it raised without reading the state again. A stream that goes silent
 after an interruption is watched (`stuck.StuckGuard`): a run no worker carries any more is shown
 stuck, and Continue runs on from the thread's newest checkpoint in its place.
+
+Each `messages` event is assembled once (`calls.run_stream.RunStreamCalls`): fed as it comes, and what it
+changed taken at most once an animation frame (`frames.FrameGate`), so the call board and the screen get
+one change per call or message a frame, not one per fragment. What was fed is taken before any other event
+is shown (a `values` event settles calls that must have been shown first) and when the stream ends.
 """
 
 from __future__ import annotations
@@ -15,11 +20,11 @@ from typing import Any
 from ..agentserver.client import AgentServerClient, StreamPart
 from ..agentserver.rejoin import stream_with_rejoin
 from ..agentserver.schema import Interrupt, StreamMode, ThreadState
-from ..calls.assembly import AssemblyError
 from ..calls.run_stream import RunStreamCalls
+from ..calls.view import CallView, TextView
 from ..screen_feed import ScreenFeed
-from ..streaming import MessageText, RunAssembler, ToolCallProgress
 from .calls import CallBoard
+from .frames import FRAME_S, FrameGate
 from .progress import ContinueKind
 from .stuck import StuckGuard, Watched
 from .thread import Thread, WaitForNetwork
@@ -49,7 +54,8 @@ class Streamed:
 
 class RunStream:
     def __init__(self, client: AgentServerClient, thread: Thread, view: View, screen: ScreenFeed,
-                 calls: CallBoard, wait: WaitForNetwork, guard: StuckGuard | None = None) -> None:
+                 calls: CallBoard, wait: WaitForNetwork, guard: StuckGuard | None = None,
+                 frame_s: float = FRAME_S) -> None:
         self.client = client
         self.thread = thread
         self.view = view
@@ -57,12 +63,13 @@ class RunStream:
         self.calls = calls
         self.wait = wait
         self.guard = guard or StuckGuard(client, thread, view)
+        self.frame_s = frame_s  # how often what the stream brought is shown (0: each event at once)
 
     async def run(self, run_id: str | None = None, **run_kwargs: object) -> Streamed:
         """Stream a new run (or, with `run_id`, join one already going from its start) to the view."""
         streamed = Streamed(dropped=run_id is not None)  # a joined stream may lack early events
-        assembler = RunAssembler()
-        arguments = RunStreamCalls()  # what each event changed of a call's arguments: a delta or a snapshot
+        reader = RunStreamCalls()  # each messages event assembled once: text per message, arguments per call
+        frames = FrameGate(lambda: self._changes(reader.take()), self.frame_s)
         watched = self.guard.watching(run_id)
 
         def dropped(attempt: int) -> None:
@@ -72,12 +79,17 @@ class RunStream:
 
         source = stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
                                     wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES, **run_kwargs)
-        async for part in watched.parts(source):
-            self._show(part, assembler, streamed)
-            if part.event.startswith("messages"):
-                self._args(arguments, part)
-        for change in assembler.finish_message():
-            self._change(change)
+        try:
+            async for part in watched.parts(source):
+                if part.event.split("|", 1)[0] == "messages":  # a subgraph's carries its namespace: `messages|<ns>`
+                    reader.feed(part.event, part.data)
+                    frames.soon()
+                else:
+                    frames.now()  # what came before this event is shown before it
+                    self._show(part, streamed)
+        finally:
+            frames.cancel()  # nothing is shown once the stream is gone but what follows
+        self._changes(reader.end_all())  # what the last frame had not taken, and the messages left open
         if watched.left is not None:  # left before its end: the state is the story from here
             return await self._after_leaving(watched)
         streamed.whole = True
@@ -113,29 +125,22 @@ class RunStream:
         self.calls.settle(values.get("messages") or [], values.get("call_outcomes"))
         self.screen.server_spec(values.get("ui_spec"))
 
-    def _show(self, part: StreamPart, assembler: RunAssembler, streamed: Streamed) -> None:
+    def _show(self, part: StreamPart, streamed: Streamed) -> None:
         kind = part.event.split("|", 1)[0]
-        if kind == "messages":  # a subgraph's event name carries its namespace: `messages|<ns>`
-            for change in assembler.feed(part.data, namespace=part.event.partition("|")[2]):
-                self._change(change)
-        elif kind == "values" and isinstance(part.data, dict):
+        if kind == "values" and isinstance(part.data, dict):
             streamed.values = part.data
             self.calls.settle(part.data.get("messages") or [], part.data.get("call_outcomes"))
             self.screen.server_spec(part.data.get("ui_spec"))
         elif kind == "updates" and isinstance(part.data, dict):
             streamed.interrupts.extend(part.data.get("__interrupt__") or [])
 
-    def _args(self, arguments: RunStreamCalls, part: StreamPart) -> None:
-        try:
-            updates = arguments.feed(part.event, part.data)
-        except AssemblyError:
-            return  # a fragment after its message ended: the call's state shows what it is; nothing appended
-        for update in updates:
-            self.calls.args(update)
-
-    def _change(self, change: ToolCallProgress | MessageText) -> None:
-        if isinstance(change, ToolCallProgress):
-            self.calls.show(change.id or "?", change.name or "?", change.state)
+    def _changes(self, changes: list[CallView | TextView]) -> None:
+        """What a frame's events changed, to the call board and the screen."""
+        for change in changes:
+            if isinstance(change, TextView):
+                self.screen.text(change)
+                continue
+            if change.error is None:  # bad arguments stay shown as collecting (as before issue 28)
+                self.calls.show(change.call_id, change.name or "?", change.status)
+            self.calls.args(change)
             self.screen.call(change)
-        else:
-            self.screen.text(change)

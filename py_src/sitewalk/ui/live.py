@@ -52,7 +52,8 @@ class LiveScreen:
         return self.screen.issues
 
     def fragment(self, candidate: SpecCandidate, text: str) -> bool:
-        """More argument text of a render_ui call; True when `shown` may have changed."""
+        """More argument text of a render_ui call; True when `shown` may have changed (the text is parsed
+        when `shown` is read: a frame's fragments in one parser call)."""
         return self._feed(candidate, text, SpecStream)
 
     def patch_lines(self, candidate: SpecCandidate, text: str, base: dict[str, object] | None = None) -> bool:
@@ -100,12 +101,8 @@ class LiveScreen:
             stream = self._streams[key] = new_stream()
         owns = self._owns(candidate)
         if isinstance(stream, SpecStream):
-            try:
-                progress = stream.feed(text)
-            except PartialJsonError as exc:
-                return self._fail(key, owns, Issue("invalid_shape", None, f"the arguments are not JSON: {exc}",
-                                                   "Send the spec as one JSON object."))
-            if not (owns and progress.changed):
+            stream.append(text)  # parsed when the screen is read (`_catch_up`), once a frame
+            if not owns:
                 return False
         else:
             applied = stream.applied
@@ -122,10 +119,16 @@ class LiveScreen:
         """Show the current stream's progress (see `shown`)."""
         key, self._behind = self._behind, None
         stream = self._streams.get(key) if key is not None else None
-        if stream is None:
+        if stream is None or key is None:
             return
         if isinstance(stream, SpecStream):
-            self.screen.update(stream.spec, stream.complete, stream.settled)
+            try:
+                progress = stream.take()
+            except PartialJsonError as exc:
+                self._fail(key, True, _not_json(exc))
+                return
+            if progress.changed:
+                self.screen.update(stream.spec, stream.complete, stream.settled)
         else:
             complete = stream.complete()
             self.screen.update(stream.spec, complete, complete)
@@ -134,6 +137,11 @@ class LiveScreen:
         if isinstance(stream, PatchStream):
             stream.close()
             return stream.spec
+        try:
+            stream.take()  # the text not yet parsed: an error in it is bad JSON, not an early end
+        except PartialJsonError as exc:
+            self._fail(key, True, _not_json(exc))
+            return None
         try:
             value = stream.close()
         except PartialJsonError as exc:
@@ -152,3 +160,7 @@ class LiveScreen:
             self.screen.fail(*issues)
             return self.screen.shown != before
         return False
+
+
+def _not_json(exc: PartialJsonError) -> Issue:
+    return Issue("invalid_shape", None, f"the arguments are not JSON: {exc}", "Send the spec as one JSON object.")

@@ -24,7 +24,10 @@ for the values inside it. `.value` still shows its partial content: reading `.va
 in from the text so far. A syntax error inside such a container is raised (at the same offset,
 with the same message) by the feed that closes it, by close(), or by the next feed after
 `.value` was read, rather than by the feed that brought it. Text in such a container is looked
-at up to three times (a test for a closing bracket, the skim, the decode).
+at up to three times (a test for a closing bracket, the skim, the decode). A container one key
+above that depth (a spec's element) that is whole in a long buffer (a frame's worth of fragments
+fed at once) is decoded by one `json` call too, and gives the same events; the tokenizer takes
+over when it is not whole yet.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ _MEMBER_START = re.compile(r"[ \t\r\n]*(?:" + _MEMBER_CUT + r")?")
 _NEXT_MEMBER_START = re.compile(r"[ \t\r\n]*(?:,[ \t\r\n]*(?:" + _MEMBER_CUT + r")?)?")
 _ATOM_PREFIX = re.compile(r"-?[0-9][0-9.eE+-]*|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?|-")
 _MAX_ATOM = 64
+_WHOLE_MIN = 256  # a container is tried whole only in a long buffer (a frame's text, not one fragment)
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
@@ -249,8 +253,27 @@ class PartialJsonParser:
         elif kind == "a":
             self._scalar(_atom(m.group("a"), base + m.end()), base + m.end(), completed)
         else:
+            end = self._whole_container(frame, m.string, m.end() - 1, base, completed)
+            if end is not None:
+                return end
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
+
+    def _whole_container(self, frame: _Frame, buf: str, start: int, base: int, completed: list) -> int | None:
+        """A container one key above the deferred depth (a spec's element), when all of it is in the buffer:
+        decoded by one `json` call, its events given as the tokenizer would give them (each member, then
+        itself). None when it is not whole yet, or the json module refuses it: the tokenizer decides."""
+        if self.defer_depth is None or len(frame.path) + 2 != self.defer_depth or len(buf) - start < _WHOLE_MIN:
+            return None
+        try:
+            value, stop = _DECODER.raw_decode(buf, start)
+        except ValueError:
+            return None
+        path = self._attach(value, base + start)
+        members = value.items() if isinstance(value, dict) else enumerate(value)
+        completed.extend((path + (key,), item) for key, item in members)
+        self._completed(path, value, completed)
+        return stop
 
     def _feed_deferred(self, deferred: DeferredContainer[PartialJsonParser], text: str, base: int,
                        completed: list) -> int | None:

@@ -9,10 +9,15 @@ Only paths of up to three keys matter here (root, elements/<id>, elements/<id>/t
 children), so the parser defers containers three keys deep: a `props` object or a `children`
 list is skimmed for its closing bracket and decoded in one `json` call, not token by token.
 A syntax error inside one is raised when it closes, or by the feed after `spec` was read.
+
+Coalesced: `append` only keeps a fragment; `take` parses what was appended since the last take in one
+piece (the screen takes once a frame, `ui.live.LiveScreen`), so a fragment of 20 bytes costs a list append
+and its share of one parser call over a frame's text, not a parser call of its own. `feed` is both at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .partial_json import PartialJsonParser
@@ -43,10 +48,14 @@ class SpecStream:
         self.settled: set[str] = set()
         self._typed: set[str] = set()
         self._props: set[str] = set()
+        self._pending: list[str] = []
+        # Keep one fragment for the next `take` (nothing is parsed yet): the list's own append, so that a
+        # fragment costs no Python call of its own.
+        self.append: Callable[[str], None] = self._pending.append
 
     @property
     def spec(self) -> dict[str, object]:
-        """The partially built spec (complete and incomplete elements alike)."""
+        """The partially built spec (complete and incomplete elements alike) as of the last take."""
         value = self.parser.value
         return value if isinstance(value, dict) else {}
 
@@ -54,15 +63,25 @@ class SpecStream:
     def chars_scanned(self) -> int:
         return self.parser.chars_scanned
 
-    def feed(self, fragment: str) -> SpecProgress:
-        """Parse one fragment; raises `PartialJsonError` (a ValueError) when it is not JSON."""
+    def take(self) -> SpecProgress:
+        """Parse what was appended since the last take; what it changed. Raises `PartialJsonError` (a
+        ValueError) when it is not JSON."""
         progress = SpecProgress()
-        for path, value in self.parser.feed(fragment):
-            self._on_value(path, value, progress)
+        if self._pending:
+            text = "".join(self._pending) if len(self._pending) > 1 else self._pending[0]
+            self._pending.clear()
+            for path, value in self.parser.feed(text):
+                self._on_value(path, value, progress)
         return progress
+
+    def feed(self, fragment: str) -> SpecProgress:
+        """`append` and `take` at once: parse one fragment."""
+        self.append(fragment)
+        return self.take()
 
     def close(self) -> object:
         """The complete arguments; raises `PartialJsonError` if the stream ended early."""
+        self.take()
         return self.parser.close()
 
     def _on_value(self, path: tuple, value: object, progress: SpecProgress) -> None:

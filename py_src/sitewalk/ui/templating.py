@@ -12,7 +12,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from ..base.trusted import TemplateHtml
-from ..calls.lifecycle import LABELS
+from ..calls.view import label
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -24,7 +24,7 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 # A tool call's state reads as its human label ("arguments ready, not run"): only `succeeded` reads done.
-ENV.filters["call_label"] = lambda state: LABELS.get(state, state)
+ENV.filters["call_label"] = label
 
 
 def _call_title(name: str) -> str:
