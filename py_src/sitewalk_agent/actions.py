@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from sitewalk_agent.audit.context import actor
@@ -170,9 +171,9 @@ async def answer_press(state: dict[str, Any], request: Any, ledger: ActionLedger
     return await _other(state, record, ledger)
 
 
-def _run_config() -> dict[str, Any]:
+def _run_config() -> RunnableConfig:
     try:
-        return dict(get_config())
+        return get_config()
     except RuntimeError:  # outside a graph run (unit tests of answer_press)
         return {}
 

@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentState
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
 
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation
@@ -88,7 +90,7 @@ async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
         return None
 
 
-async def reconcile(state: Mapping[str, Any], store: object, config: object,
+async def reconcile(state: Mapping[str, Any], store: BaseStore | None, config: RunnableConfig | None,
                     orders: WorkOrderLedger | None = None) -> dict[str, dict[str, Any]]:
     """Look every unknown call up by its key: the entries that are now known (each one audited)."""
     pending = unresolved(state)

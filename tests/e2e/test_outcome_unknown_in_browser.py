@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -37,7 +38,7 @@ def _rows(db, inspection: str) -> list[dict]:
     return [r for r in WorkOrders(db).orders() if r["key"].startswith(f"work-order:{inspection}:")]
 
 
-def _trail(app, thread_id: str) -> list[dict]:
+def _trail(app, thread_id: str) -> list[Mapping[str, object]]:
     """The thread's audit trail as `python -m sitewalk_agent.audit verify` reads it (page by page), checked."""
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API keeps an event loop running in this thread
         items = pool.submit(asyncio.run, read_trail(app.server_url, audit_namespace(thread_id))).result()
