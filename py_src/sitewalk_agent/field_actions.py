@@ -53,6 +53,7 @@ from sitewalk_agent.outcomes import (
     unresolved,
 )
 from sitewalk_agent.workorders import (
+    WorkOrder,
     WorkOrderError,
     WorkOrderLedger,
     open_work_orders,
@@ -114,7 +115,7 @@ def _order_result(order: Mapping[str, object], created: bool, inspection_id: str
 
 
 async def _file(orders: WorkOrderLedger, args: WorkOrderArgs, runtime: ToolRuntime,
-                unknown: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+                unknown: dict[str, dict[str, Any]]) -> tuple[WorkOrder, bool]:
     """Reconcile by key first when an earlier call of this key has an unknown outcome, else file."""
     substance = reviewed_substance(args.inspection_id, args.subject)
     key = reviewed_order_key(substance)

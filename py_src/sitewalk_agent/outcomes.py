@@ -37,7 +37,7 @@ from langgraph.store.base import BaseStore
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation
 from sitewalk_agent.order_mirror import mirror_order
-from sitewalk_agent.workorders import WorkOrderLedger, open_work_orders
+from sitewalk_agent.workorders import WorkOrder, WorkOrderLedger, open_work_orders
 
 __all__ = ["NOTE_TITLE", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile", "settled",
            "unknown_entry", "unresolved"]
@@ -82,7 +82,7 @@ def settled(entry: Mapping[str, object], order: Mapping[str, object], how: str) 
     return {**entry, "status": "succeeded", "work_order": order["id"], "reconciled_at": now(), "how": how}
 
 
-async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
+async def lookup(orders: WorkOrderLedger, key: str) -> WorkOrder | None:
     """The order filed under `key`; None when there is none or the system does not answer in time."""
     try:
         return await asyncio.wait_for(orders.aget(key), order_timeout_s())

@@ -21,7 +21,7 @@ from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.audit.cli import read_trail
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import DEFAULT_TIMEOUT_MS
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 
 SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")  # scripted_model.REVIEW_SUBJECTS
 LATENCY_MS = DEFAULT_TIMEOUT_MS + 2500  # the work-order system answers after the server stops waiting
@@ -34,7 +34,7 @@ def _state(app, thread_id: str) -> dict:
     return response.json()
 
 
-def _rows(db, inspection: str) -> list[dict]:
+def _rows(db, inspection: str) -> list[WorkOrder]:
     return [r for r in WorkOrders(db).orders() if r["key"].startswith(f"work-order:{inspection}:")]
 
 
