@@ -28,11 +28,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, NotRequired
 
 from langchain.agents.middleware import AgentState
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
+from typing_extensions import TypedDict  # in the state schema: pydantic needs this one before Python 3.12
 
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation

@@ -21,13 +21,13 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from sitewalk_agent.audit.record import record_tool_call
-from sitewalk_shared.contracts.audit import STATE_HEAD, ChainHead, committed_head, later_head
+from sitewalk_shared.contracts.audit import STATE_HEAD, committed_head, later_head
 
 __all__ = ["AuditMiddleware", "AuditState", "with_head"]
 
 
 class AuditState(AgentState):
-    audit_head: NotRequired[Annotated[ChainHead | None, later_head]]
+    audit_head: NotRequired[Annotated[dict[str, object] | None, later_head]]
     """The audit chain's head {seq, hash} as of this checkpoint (`sitewalk_shared.contracts.audit.STATE_HEAD`)."""
 
 
