@@ -8,7 +8,7 @@ so the browser can tell which spec is current.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,7 @@ def inline_spec_call_id(message_id: str) -> str:
 class Element(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: str = Field(max_length=64)
-    props: dict[str, Any] = Field(default_factory=dict)
+    props: dict[str, object] = Field(default_factory=dict)
     children: list[str] = Field(default_factory=list)
 
 

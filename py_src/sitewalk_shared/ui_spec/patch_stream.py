@@ -33,7 +33,7 @@ _MAX_LINE = 1_000_000
 _OPS = {"add", "remove", "replace", "move", "copy", "test"}
 
 
-def empty_spec() -> dict[str, Any]:
+def empty_spec() -> dict[str, object]:
     """The document a patch stream starts from (json-render's empty spec)."""
     return {"root": "", "elements": {}}
 
