@@ -185,7 +185,7 @@ class SiteWalkMiddleware(AgentMiddleware[AuditState]):
         call_id = str(call["id"])
         walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call_id, "answers": []})
         answers: list[WalkAnswer] = list(walked.get("answers") or [])
-        result = {"inspection_id": args.inspection_id, "answers": answers}
+        result: dict[str, object] = {"inspection_id": args.inspection_id, "answers": answers}
         # Recorded once the walk is done: this node runs to here once per walk (or per changed answer, on its branch).
         record = await record_site_walk(runtime.store, get_config(), state, call, answers)
         envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call_id, result=result).model_dump(mode="json")
