@@ -81,7 +81,7 @@ class Review:
         assert again["value"]["args_hash"] == call["value"]["args_hash"]
         return again
 
-    async def refusals(self, call: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    async def refusals(self, call: dict[str, Any]) -> list[tuple[object, object, object]]:
         """(interrupt id, code, field) of each refusal of this call on the audit trail, after `verify` says
         the trail is whole (exit 0), in chain order."""
         assert await asyncio.to_thread(audit_main, ["verify", self.thread, "--server", self.url]) == 0

@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from langgraph_sdk import Auth
 
@@ -73,7 +72,11 @@ TOKENS = _tokens_from_env()
 auth = Auth()
 
 
-def _header(headers: Mapping[Any, Any], name: str) -> str | None:
+Headers = Mapping[str, str] | Mapping[bytes, bytes]
+"""A request's headers as either server passes them: langgraph dev bytes, Aegra str."""
+
+
+def _header(headers: Headers, name: str) -> str | None:
     """One header from either server's dict: langgraph dev gives bytes keys and values, Aegra str."""
     for key, value in headers.items():
         text_key = key.decode("latin-1") if isinstance(key, bytes) else str(key)
@@ -91,7 +94,7 @@ async def _inspector_for(authorization: str | None) -> Auth.types.MinimalUserDic
 
 
 @auth.authenticate
-async def authenticate(headers: Mapping[Any, Any]) -> Auth.types.MinimalUserDict:
+async def authenticate(headers: Headers) -> Auth.types.MinimalUserDict:
     """The caller's identity from `Authorization: Bearer <token>` (a parameter named `headers`: langgraph
     dev passes it by that name, Aegra as the one argument)."""
     if TOKENS is None:
@@ -107,14 +110,14 @@ def _forbidden(what: str) -> Auth.exceptions.HTTPException:
 
 
 @auth.on
-async def refuse_the_rest(ctx: Auth.types.AuthContext, value: Any) -> None:
+async def refuse_the_rest(ctx: Auth.types.AuthContext, value: object) -> None:
     """Default deny (crons and anything without a rule of its own), when auth is on."""
     if TOKENS is not None:
         raise _forbidden(f"{ctx.resource}.{ctx.action}")
 
 
 @auth.on.threads
-async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+async def own_threads(ctx: Auth.types.AuthContext, value: object) -> Auth.types.FilterType | None:
     """A new thread (or run) is stamped with its creator; every thread action sees only the caller's."""
     if TOKENS is None:
         return None
@@ -124,7 +127,7 @@ async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     return {OWNER: identity}
 
 
-def _stamp_owner(value: dict[str, Any], identity: str) -> None:
+def _stamp_owner(value: dict[str, object], identity: str) -> None:
     """The owner the server set, over whatever the caller wrote in the request's metadata. In place: the
     servers keep using the dict they passed (a new one would be ignored). An update merges its metadata
     into the thread's, so without this a caller could hand his own thread to another inspector; a request
@@ -138,7 +141,7 @@ def _stamp_owner(value: dict[str, Any], identity: str) -> None:
 
 
 @auth.on.assistants
-async def read_only_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
+async def read_only_assistants(ctx: Auth.types.AuthContext, value: object) -> None:
     if TOKENS is not None and ctx.action not in ("read", "search"):
         raise _forbidden(f"assistants.{ctx.action}")
 
@@ -159,7 +162,7 @@ def _audit_labels(namespace: tuple[str, ...]) -> bool:
 
 
 @auth.on.store()
-async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> None:
+async def own_namespaces(ctx: Auth.types.AuthContext, value: object) -> None:
     """Store items live under `("users", <owner's identity>, ...)`. The audit trail is read-only through the
     API for everyone, with or without sign-in: only the graph writes it, in process (a trail its subject
     could edit would prove nothing)."""

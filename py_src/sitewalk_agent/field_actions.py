@@ -31,19 +31,21 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_config
+from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from sitewalk_agent.headless import failure, tool_message
 from sitewalk_agent.order_mirror import mirror_order
 from sitewalk_agent.outcomes import (
+    CallOutcome,
     OutcomeState,
     order_timeout_s,
     outcomes_note,
@@ -53,6 +55,7 @@ from sitewalk_agent.outcomes import (
     unresolved,
 )
 from sitewalk_agent.workorders import (
+    WorkOrder,
     WorkOrderError,
     WorkOrderLedger,
     open_work_orders,
@@ -73,24 +76,26 @@ def work_order_key(inspection_id: str, subject: str) -> str:
     return reviewed_order_key(reviewed_substance(inspection_id, subject))
 
 
-def _call(runtime: ToolRuntime, name: str) -> dict[str, Any]:
+def _call(runtime: ToolRuntime, name: str) -> dict[str, str]:
+    """The call as the envelope names it: {id, name}."""
     return {"id": runtime.tool_call_id or "", "name": name}
 
 
-def _done(call: dict[str, Any], result: dict[str, Any]) -> ToolMessage:
+def _done(call: dict[str, str], result: dict[str, object]) -> ToolMessage:
     envelope = ToolSuccess(tool=call["name"], tool_call_id=call["id"], result=result)
     return tool_message(call, envelope.model_dump(mode="json"), True)
 
 
-def _refused(call: dict[str, Any], code: ErrorCode, message: str, **detail: object) -> ToolMessage:
+def _refused(call: dict[str, str], code: ErrorCode, message: str, **detail: object) -> ToolMessage:
     return tool_message(call, failure(call, code, message, **detail).model_dump(mode="json"), False)
 
 
-def _no_store(call: dict[str, Any]) -> ToolMessage:
+def _no_store(call: dict[str, str]) -> ToolMessage:
     return _refused(call, ErrorCode.unavailable, "the store is not available; nothing was done")
 
 
-async def _record_once(store: Any, kind: str, key: str, value: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+async def _record_once(store: BaseStore, kind: str, key: str, value: dict[str, object]
+                       ) -> tuple[dict[str, object], bool]:
     """Put `value` under `key` unless it is there; returns (record, replayed)."""
     namespace = (*NAMESPACE, kind)
     found = await store.aget(namespace, key)
@@ -100,21 +105,21 @@ async def _record_once(store: Any, kind: str, key: str, value: dict[str, Any]) -
     return value, False
 
 
-def _place(config: Any) -> dict[str, str | None]:
+def _place(config: RunnableConfig | None) -> dict[str, str | None]:
     """The thread, and the checkpoint the call runs from, for the order's row."""
     configurable = (config or {}).get("configurable") or {}
     checkpoint = (configurable.get("checkpoint_map") or {}).get("") or configurable.get("checkpoint_id")
     return {"thread_id": configurable.get("thread_id"), "checkpoint_id": checkpoint}
 
 
-def _order_result(order: Mapping[str, object], created: bool, inspection_id: str) -> dict[str, Any]:
+def _order_result(order: Mapping[str, object], created: bool, inspection_id: str) -> dict[str, object]:
     return {"work_order": order["id"], "key": order["key"], "created": created, "replayed": not created,
             "status": order["status"], "subject": order["subject"], "priority": order.get("priority"),
             "inspection_id": inspection_id}
 
 
 async def _file(orders: WorkOrderLedger, args: WorkOrderArgs, runtime: ToolRuntime,
-                unknown: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+                unknown: dict[str, CallOutcome]) -> tuple[WorkOrder, bool]:
     """Reconcile by key first when an earlier call of this key has an unknown outcome, else file."""
     substance = reviewed_substance(args.inspection_id, args.subject)
     key = reviewed_order_key(substance)
@@ -129,7 +134,7 @@ async def _file(orders: WorkOrderLedger, args: WorkOrderArgs, runtime: ToolRunti
 
 @tool(args_schema=WorkOrderArgs)
 async def create_work_order(inspection_id: str, subject: str, runtime: ToolRuntime,
-                            priority: str = "normal") -> ToolMessage | Command[Any]:
+                            priority: str = "normal") -> ToolMessage | Command[str]:
     """Raise a repair work order for an inspection. Reviewed by the inspector before it runs."""
     call = _call(runtime, "create_work_order")
     key = work_order_key(inspection_id, subject)
@@ -162,7 +167,7 @@ async def notify_site_manager(inspection_id: str, message: str, runtime: ToolRun
     if runtime.store is None:
         return _no_store(call)
     key = f"notify:{inspection_id}:{hashlib.sha256(message.encode()).hexdigest()[:16]}"
-    record = {"idempotency_key": key, "inspection_id": inspection_id, "message": message}
+    record: dict[str, object] = {"idempotency_key": key, "inspection_id": inspection_id, "message": message}
     sent, replayed = await _record_once(runtime.store, "notifications", key, record)
     return _done(call, {**sent, "replayed": replayed})
 
@@ -216,9 +221,9 @@ class FieldActionsMiddleware(AgentMiddleware[OutcomeState]):
                                ) -> ModelResponse | ExtendedModelResponse:
         """Reconcile the unknown calls, tell the model where they stand, and record what was found. Done here,
         not in a node of its own, so a thread's steps (the timeline) are the same with or without it."""
-        state: dict[str, Any] = dict(request.state)
+        state: dict[str, object] = dict(request.state)
         known = await reconcile(state, request.runtime.store, get_config()) if unresolved(state) else {}
-        note = outcomes_note({**state, "call_outcomes": {**(state.get("call_outcomes") or {}), **known}})
+        note = outcomes_note(state, known)
         if note is not None:
             system = request.system_message
             text = f"{system.content}\n\n{note}" if system is not None and isinstance(system.content, str) else note

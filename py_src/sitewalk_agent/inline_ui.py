@@ -11,8 +11,7 @@ screen again — at most MAX_REPAIRS times in a row.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -25,8 +24,8 @@ REFUSAL_NAME = "sitewalk_ui"  # the author of a refusal notice (not the inspecto
 MAX_REPAIRS = 2  # refusals in a row after which the model is not asked again
 
 
-def inline_ui_update(message: AIMessage, on_record: dict[str, Any] | None,
-                     history: Sequence[BaseMessage] = ()) -> dict[str, Any]:
+def inline_ui_update(message: AIMessage, on_record: Mapping[str, object] | None,
+                     history: Sequence[BaseMessage] = ()) -> dict[str, object]:
     """The state update for a message's inline screen: {} when the message writes none.
 
     `history` is the conversation before `message`, to count the refusals in a row.
@@ -50,7 +49,7 @@ def is_refusal(message: object) -> bool:
     return isinstance(message, HumanMessage) and message.name == REFUSAL_NAME
 
 
-def _refusal(issues: list[dict[str, Any]]) -> HumanMessage:
+def _refusal(issues: list[dict[str, object]]) -> HumanMessage:
     return HumanMessage(
         name=REFUSAL_NAME,
         content="The screen in your last reply was refused and the screen on record stays. Issues "

@@ -12,25 +12,35 @@ store (in-process tests) the ledger is a no-op.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict, cast
 
-__all__ = ["OutcomeLedger"]
+from langgraph.store.base import BaseStore
+
+__all__ = ["LedgerEntry", "OutcomeLedger"]
 
 NAMESPACE = ("sitewalk", "tool_outcomes")
 
 
+class LedgerEntry(TypedDict):
+    """What the ledger keeps of a call: the envelope the browser answered, and the interrupt it answered."""
+
+    envelope: dict[str, object]  # a SuccessEnvelope or FailureEnvelope (sitewalk_shared.contracts.headless_wire)
+    interrupt_id: str | None
+
+
 class OutcomeLedger:
-    def __init__(self, store: Any = None, thread_id: str | None = None) -> None:
+    def __init__(self, store: BaseStore | None = None, thread_id: str | None = None) -> None:
         self._store = store if thread_id else None
         # Namespace labels may not contain "."; thread ids are UUIDs, but be safe.
         self._namespace = (*NAMESPACE, str(thread_id or "").replace(".", "_"))
 
-    async def get(self, tool_call_id: str) -> dict[str, Any] | None:
-        """The recorded entry {"envelope", "interrupt_id"} for a call, or None."""
+    async def get(self, tool_call_id: str) -> LedgerEntry | None:
+        """The recorded entry {"envelope", "interrupt_id"} for a call, or None. As `put` stored it: the store
+        hands it back as a plain dict, typed here, in this one place."""
         if self._store is None:
             return None
         item = await self._store.aget(self._namespace, tool_call_id)
-        return dict(item.value) if item is not None else None
+        return cast(LedgerEntry, dict(item.value)) if item is not None else None
 
     async def put(self, tool_call_id: str, envelope: Mapping[str, object], interrupt_id: str | None = None) -> None:
         if self._store is None:

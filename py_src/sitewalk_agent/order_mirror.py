@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
 
 from sitewalk_agent.audit.context import owner_of
 from sitewalk_shared.contracts.workorders import mirror_of, work_orders_namespace
@@ -17,12 +19,13 @@ from sitewalk_shared.contracts.workorders import mirror_of, work_orders_namespac
 __all__ = ["mirror_order"]
 
 
-async def mirror_order(store: Any, config: Any, order: Mapping[str, object], inspection_id: str | None) -> None:
+async def mirror_order(store: BaseStore | None, config: RunnableConfig | None, order: Mapping[str, object],
+                       inspection_id: str | None) -> None:
     """Write the order's public fields under its business key (nothing without a store)."""
     if store is None:
         return
     try:
-        await store.aput(work_orders_namespace(owner_of(config)), order["key"], mirror_of(order, inspection_id),
+        await store.aput(work_orders_namespace(owner_of(config)), str(order["key"]), mirror_of(order, inspection_id),
                          index=False)
     except Exception:  # noqa: BLE001 - the ticket system has the order; the preview then says "new"
         logging.getLogger(__name__).exception("work order %s not mirrored into the store", order.get("id"))

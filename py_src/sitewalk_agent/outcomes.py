@@ -28,17 +28,20 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, NotRequired
 
 from langchain.agents.middleware import AgentState
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
+from typing_extensions import TypedDict  # in the state schema: pydantic needs this one before Python 3.12
 
 from sitewalk_agent.audit.context import now
 from sitewalk_agent.audit.record import record_reconciliation
 from sitewalk_agent.order_mirror import mirror_order
-from sitewalk_agent.workorders import WorkOrderLedger, open_work_orders
+from sitewalk_agent.workorders import WorkOrder, WorkOrderLedger, open_work_orders
 
-__all__ = ["NOTE_TITLE", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile", "settled",
-           "unknown_entry", "unresolved"]
+__all__ = ["NOTE_TITLE", "CallOutcome", "OutcomeState", "UNKNOWN", "order_timeout_s", "outcomes_note", "reconcile",
+           "settled", "unknown_entry", "unresolved"]
 
 UNKNOWN = "outcome_unknown"
 TIMEOUT_ENV = "SITEWALK_WORKORDERS_TIMEOUT_MS"
@@ -46,13 +49,26 @@ DEFAULT_TIMEOUT_MS = 5000
 NOTE_TITLE = "Calls whose answer never came (outcome_unknown), reconciled from the work-order system by key:"
 
 
-def merge_outcomes(left: Mapping[str, object] | None, right: Mapping[str, object] | None) -> dict[str, Any]:
+class CallOutcome(TypedDict):
+    """A call's entry in `call_outcomes`: `outcome_unknown` since a time, then as reconciled."""
+
+    status: str  # outcome_unknown | succeeded
+    tool: str
+    idempotency_key: str
+    inspection_id: str | None
+    since: str
+    work_order: NotRequired[object]  # the order's id, once reconciled
+    reconciled_at: NotRequired[str]
+    how: NotRequired[str]
+
+
+def merge_outcomes(left: Mapping[str, object] | None, right: Mapping[str, object] | None) -> dict[str, object]:
     """Parallel tool calls each add their own entry; a later entry for a call replaces the earlier."""
     return {**(left or {}), **(right or {})}
 
 
 class OutcomeState(AgentState):
-    call_outcomes: NotRequired[Annotated[dict[str, dict[str, Any]], merge_outcomes]]
+    call_outcomes: NotRequired[Annotated[dict[str, CallOutcome], merge_outcomes]]
     """tool_call_id -> the call's outcome when its answer never came, then as reconciled (see the module)."""
 
 
@@ -65,22 +81,27 @@ def order_timeout_s() -> float:
     return min(max(ms, 10.0), 600_000.0) / 1000.0
 
 
-def unknown_entry(tool: str, key: str, inspection_id: str | None = None) -> dict[str, Any]:
+def unknown_entry(tool: str, key: str, inspection_id: str | None = None) -> CallOutcome:
     return {"status": UNKNOWN, "tool": tool, "idempotency_key": key, "inspection_id": inspection_id, "since": now()}
 
 
-def unresolved(state: Mapping[str, Any], key: str | None = None) -> dict[str, dict[str, Any]]:
-    """The entries still `outcome_unknown` (those for `key` only, when given)."""
+def _outcomes_of(state: Mapping[str, object]) -> dict[str, CallOutcome]:
+    """The state's `call_outcomes` (as its schema says; {} when it has none)."""
     found = state.get("call_outcomes") or {}
-    return {call_id: entry for call_id, entry in found.items()
+    return found if isinstance(found, dict) else {}
+
+
+def unresolved(state: Mapping[str, object], key: str | None = None) -> dict[str, CallOutcome]:
+    """The entries still `outcome_unknown` (those for `key` only, when given)."""
+    return {call_id: entry for call_id, entry in _outcomes_of(state).items()
             if entry.get("status") == UNKNOWN and (key is None or entry.get("idempotency_key") == key)}
 
 
-def settled(entry: Mapping[str, object], order: Mapping[str, object], how: str) -> dict[str, Any]:
+def settled(entry: CallOutcome, order: Mapping[str, object], how: str) -> CallOutcome:
     return {**entry, "status": "succeeded", "work_order": order["id"], "reconciled_at": now(), "how": how}
 
 
-async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
+async def lookup(orders: WorkOrderLedger, key: str) -> WorkOrder | None:
     """The order filed under `key`; None when there is none or the system does not answer in time."""
     try:
         return await asyncio.wait_for(orders.aget(key), order_timeout_s())
@@ -88,27 +109,30 @@ async def lookup(orders: WorkOrderLedger, key: str) -> dict[str, Any] | None:
         return None
 
 
-async def reconcile(state: Mapping[str, Any], store: object, config: object,
-                    orders: WorkOrderLedger | None = None) -> dict[str, dict[str, Any]]:
+async def reconcile(state: Mapping[str, object], store: BaseStore | None, config: RunnableConfig | None,
+                    orders: WorkOrderLedger | None = None) -> dict[str, CallOutcome]:
     """Look every unknown call up by its key: the entries that are now known (each one audited)."""
     pending = unresolved(state)
     if not pending:
         return {}
     orders = orders or open_work_orders()
-    known: dict[str, dict[str, Any]] = {}
+    known: dict[str, CallOutcome] = {}
+    inspection = state.get("inspection_id")
     for call_id, entry in pending.items():
         order = await lookup(orders, str(entry.get("idempotency_key")))
         if order is None:
             continue  # maybe still in flight: it stays unknown, and nothing is retried here
         known[call_id] = settled(entry, order, "found in the work-order system by its idempotency key")
-        await mirror_order(store, config, order, entry.get("inspection_id") or state.get("inspection_id"))
+        await mirror_order(store, config, order,
+                           entry.get("inspection_id") or (inspection if isinstance(inspection, str) else None))
         await record_reconciliation(store, config, state, call_id, known[call_id])
     return known
 
 
-def outcomes_note(state: Mapping[str, Any]) -> str | None:
-    """What the model is told about calls whose answer never came (None: there are none)."""
-    entries = state.get("call_outcomes") or {}
+def outcomes_note(state: Mapping[str, object], known: Mapping[str, CallOutcome] | None = None) -> str | None:
+    """What the model is told about calls whose answer never came (None: there are none); `known`: the
+    entries just reconciled, over the state's."""
+    entries = {**_outcomes_of(state), **(known or {})}
     if not entries:
         return None
     lines = [NOTE_TITLE]

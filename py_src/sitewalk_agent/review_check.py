@@ -22,9 +22,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Union, cast
+from typing import Annotated, Any, Literal, TypedDict, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import ErrorDetails
 
 __all__ = ["INVALID_DECISION", "INVALID_EDIT", "PENDING_REVISION", "STALE_REVISION", "Refusal",
            "check_decision", "decision_schema"]
@@ -44,7 +46,7 @@ class Refusal:
     field: str | None = None
     issues: list[dict[str, str]] = dataclasses.field(default_factory=list)  # every (field, message) for an edit
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"code": self.code, "field": self.field, "message": self.message, "issues": list(self.issues)}
 
 
@@ -74,7 +76,7 @@ def _closed(args_model: type[BaseModel]) -> type[BaseModel]:
                                       {"model_config": config, "__module__": args_model.__module__}))
 
 
-def _edit(name: str, args_model: type[BaseModel] | None) -> Any:
+def _edit(name: str, args_model: type[BaseModel] | None) -> type[BaseModel]:
     """An edit of THIS tool: its name pinned, its args checked by the tool's own model, closed (any object
     without one)."""
     edited = create_model("EditedAction", name=(cast(Any, Literal[name]), ...),
@@ -84,9 +86,9 @@ def _edit(name: str, args_model: type[BaseModel] | None) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _adapter(name: str, allowed: tuple[str, ...], args_model: type[BaseModel] | None) -> TypeAdapter[Any]:
+def _adapter(name: str, allowed: tuple[str, ...], args_model: type[BaseModel] | None) -> TypeAdapter[BaseModel]:
     """A union of the allowed decisions told apart by `type`, so a bad answer gets one precise error."""
-    kinds: dict[str, Any] = {"approve": _Approve, "edit": _edit(name, args_model), "reject": _Reject}
+    kinds: dict[str, type[BaseModel]] = {"approve": _Approve, "edit": _edit(name, args_model), "reject": _Reject}
     members = tuple(kinds[k] for k in allowed if k in kinds)
     if len(members) == 1:
         return TypeAdapter(members[0])
@@ -98,13 +100,13 @@ def _args_model(tool: object) -> type[BaseModel] | None:
     return schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
 
 
-def decision_schema(name: str, allowed: list[str], tool: object) -> dict[str, Any]:
+def decision_schema(name: str, allowed: list[str], tool: object) -> JsonSchemaValue:
     """The JSON Schema of a decision on this call (published with the interrupt; not enforced by LangGraph)."""
     return _adapter(name, tuple(allowed), _args_model(tool)).json_schema()
 
 
 def check_decision(answer: object, *, name: str, allowed: list[str], tool: object, pending_hash: str
-                   ) -> dict[str, Any] | Refusal:
+                   ) -> dict[str, object] | Refusal:
     """The decision as sent (the tool validates its args once more when it runs), or why it is refused."""
     if not isinstance(answer, dict) or answer.get("type") not in allowed:
         kind = answer.get("type") if isinstance(answer, dict) else type(answer).__name__
@@ -131,7 +133,7 @@ def _refusal(error: ValidationError) -> Refusal:
 _CHOICES = re.compile(r"^\^\(([\w-]+(?:\|[\w-]+)+)\)\$$")  # a pattern of alternatives: ^(low|normal|high)$
 
 
-def _reason(error: Any) -> str:
+def _reason(error: ErrorDetails) -> str:
     """pydantic's message, except a pattern of alternatives, which names the choices in words."""
     pattern = (error.get("ctx") or {}).get("pattern") if error.get("type") == "string_pattern_mismatch" else None
     found = _CHOICES.match(pattern) if isinstance(pattern, str) else None
@@ -140,7 +142,13 @@ def _reason(error: Any) -> str:
     return f"{error.get('input')!r} is not allowed: one of {', '.join(found.group(1).split('|'))}"
 
 
-def _issue(loc: tuple[Any, ...], message: str) -> dict[str, Any]:
+class _Issue(TypedDict):
+    field: str
+    message: str
+    edit: bool  # in the edited call (its name or args), not the decision's own fields
+
+
+def _issue(loc: tuple[int | str, ...], message: str) -> _Issue:
     """`("edit", "edited_action", "args", "priority")` -> field `priority`; `(..., "name")` -> `edited_action.name`."""
     path = [str(part) for part in loc]
     if path[:1] in (["approve"], ["edit"], ["reject"]):

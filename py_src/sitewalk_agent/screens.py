@@ -10,7 +10,7 @@ every issue with its repair text.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
@@ -37,36 +37,40 @@ UI_PROMPT = (
 )
 
 
-def latest(_old: object, new: object) -> Any:
+def latest(_old: object, new: object) -> object:
     """Reducer: the last write wins (parallel tool calls of one step may each write the key)."""
     return new
 
 
 
 
-def render_ui_update(call: dict[str, Any], on_record: dict[str, Any] | None,
-                     message_id: str | None) -> tuple[ToolMessage, dict[str, Any]]:
-    """The tool message and the state update for one `render_ui` call."""
-    issues = [issue.to_dict() for issue in validate_spec(call.get("args"))]
-    if issues:
+def render_ui_update(call: Mapping[str, object], on_record: Mapping[str, object] | None,
+                     message_id: str | None) -> tuple[ToolMessage, dict[str, object]]:
+    """The tool message and the state update for one `render_ui` call {id, name, args}."""
+    spec = call.get("args")
+    issues = [issue.to_dict() for issue in validate_spec(spec)]
+    if issues or not isinstance(spec, Mapping):  # a spec that is not an object has issues
         return tool_message(call, {"ok": False, "issues": issues}, False), {}
-    ui_spec = record_screen(call["args"], on_record, message_id=message_id, tool_call_id=call["id"])
+    ui_spec = record_screen(spec, on_record, message_id=message_id, tool_call_id=str(call["id"]))
     return tool_message(call, {"ok": True, "revision": ui_spec["identity"]["revision"]}, True), {"ui_spec": ui_spec}
 
 
-def _message_of(state: dict[str, Any], tool_call_id: str) -> str | None:
+def _message_of(state: Mapping[str, object], tool_call_id: str) -> str | None:
     """The id of the AI message that made the call (a screen is named after its message too)."""
-    for message in reversed(state.get("messages") or []):
+    messages = state.get("messages") or []
+    for message in reversed(messages) if isinstance(messages, list) else ():
         if isinstance(message, AIMessage) and any(c.get("id") == tool_call_id for c in message.tool_calls):
             return message.id
     return None
 
 
 async def _render_ui(runtime: ToolRuntime, **args: object) -> ToolMessage | Command:
-    state: dict[str, Any] = runtime.state if isinstance(runtime.state, dict) else {}
+    state: Mapping[str, object] = runtime.state if isinstance(runtime.state, dict) else {}
     tool_call_id = str(runtime.tool_call_id)
     call = {"id": tool_call_id, "name": RENDER_UI_TOOL, "args": args}
-    message, update = render_ui_update(call, state.get("ui_spec"), _message_of(state, tool_call_id))
+    on_record = state.get("ui_spec")
+    message, update = render_ui_update(call, on_record if isinstance(on_record, Mapping) else None,
+                                       _message_of(state, tool_call_id))
     return Command(update={"messages": [message], **update}) if update else message
 
 

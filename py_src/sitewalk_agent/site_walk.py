@@ -27,7 +27,7 @@ A finished walk is one audit record (`kind: site_walk`: the call, its questions 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Protocol
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime
@@ -35,6 +35,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
@@ -57,10 +58,19 @@ QUESTIONS = (
 )
 
 
+class WalkAnswer(TypedDict):
+    """One question of the walk and its answer, as the walk's result and its audit record keep it."""
+
+    question_id: str
+    question: str
+    kind: str
+    answer: bool | int
+
+
 class WalkState(TypedDict, total=False):
     inspection_id: str
     walk_id: str  # the walk_site call it answers
-    answers: list[dict[str, Any]]  # {question_id, question, kind, answer}, in the order asked
+    answers: list[WalkAnswer]  # in the order asked
 
 
 def _answer(request: QuestionRequest, resume: object) -> bool | int:
@@ -70,8 +80,14 @@ def _answer(request: QuestionRequest, resume: object) -> bool | int:
     return parse_answer(request.kind, resume.get("answer"))
 
 
-def _asker(question: Question) -> Any:
-    async def ask(state: WalkState) -> dict[str, Any]:
+class _Ask(Protocol):
+    """A node of the walk: one question asked (as LangGraph calls a node: the state, by name)."""
+
+    async def __call__(self, state: WalkState) -> WalkState: ...
+
+
+def _asker(question: Question) -> _Ask:
+    async def ask(state: WalkState) -> WalkState:
         error = ""
         while True:  # each refused answer is another interrupt of this node, with the reason
             request = QuestionRequest.of(question, state.get("inspection_id", ""), error)
@@ -80,14 +96,15 @@ def _asker(question: Question) -> Any:
                 break
             except InvalidAnswer as refused:
                 error = str(refused)
-        said = {"question_id": question.id, "question": question.text, "kind": question.kind, "answer": value}
+        said: WalkAnswer = {"question_id": question.id, "question": question.text, "kind": question.kind,
+                            "answer": value}
         return {"answers": [*state.get("answers", []), said]}
 
     ask.__name__ = f"ask_{question.id}"
     return ask
 
 
-def build_site_walk() -> Any:
+def build_site_walk() -> CompiledStateGraph[WalkState, None, WalkState, WalkState]:
     graph = StateGraph(WalkState)
     previous = START
     for question in QUESTIONS:
@@ -113,11 +130,11 @@ async def walk_site(inspection_id: str, runtime: ToolRuntime) -> ToolMessage:
     bolts are corroded. One walk per reply."""
     # Only reached when SiteWalkMiddleware did not answer the call first (see the module docstring):
     # another walk_site call of the same message was walked, so this one asks nothing.
-    call = {"id": runtime.tool_call_id or "", "name": WALK_TOOL}
+    call: dict[str, object] = {"id": runtime.tool_call_id or "", "name": WALK_TOOL}
     return tool_message(call, one_walk_refusal(call, _walked_call_id(runtime.state)).model_dump(mode="json"), False)
 
 
-def one_walk_refusal(call: dict[str, Any], walked: str | None) -> ToolFailure:
+def one_walk_refusal(call: dict[str, object], walked: str | None) -> ToolFailure:
     """The typed refusal of a second walk_site call in one message: the walk already asked is the one answered."""
     return failure(call, ErrorCode.one_walk_at_a_time,
                    f"one site walk at a time: the walk already asked (call {walked or '?'}) is the one answered; "
@@ -131,17 +148,16 @@ def _walked_call_id(state: object) -> str | None:
     return next((str(c["id"]) for c in getattr(last, "tool_calls", None) or [] if c["name"] == WALK_TOOL), None)
 
 
-def _pending_walk(state: dict[str, Any]) -> dict[str, Any] | None:
+def _pending_walk(state: Mapping[str, object]) -> dict[str, object] | None:
     """The newest AI message's first walk_site call that has no answer yet."""
-    messages = state.get("messages") or []
-    last = messages[-1] if messages else None
-    if not isinstance(last, AIMessage):
+    messages = state.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(last := messages[-1], AIMessage):
         return None
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     return next((dict(c) for c in last.tool_calls if c["name"] == WALK_TOOL and c["id"] not in answered), None)
 
 
-def _head(record: Mapping[str, object] | None) -> dict[str, Any]:
+def _head(record: Mapping[str, object] | None) -> dict[str, object]:
     """The walk's record committed as the state's audit head, with this step (see `sitewalk_agent.audit`)."""
     return {STATE_HEAD: committed_head(record)} if record is not None else {}
 
@@ -155,7 +171,7 @@ class SiteWalkMiddleware(AgentMiddleware[AuditState]):
         super().__init__()
         self.tools = [walk_site]
 
-    async def aafter_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+    async def aafter_model(self, state: AuditState, runtime: Runtime) -> dict[str, object] | None:
         call = _pending_walk(dict(state))
         if call is None:
             return None
@@ -166,10 +182,11 @@ class SiteWalkMiddleware(AgentMiddleware[AuditState]):
             record = await record_site_walk(runtime.store, get_config(), state, call, [], outcome="failed:invalid_args")
             return {"messages": [tool_message(call, outcome.model_dump(mode="json"), False)], **_head(record)}
         # SITE_WALK named here, in the node's own code, is how LangGraph finds the node's subgraph.
-        walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call["id"], "answers": []})
-        answers: list[dict[str, Any]] = list(walked.get("answers") or [])
-        result = {"inspection_id": args.inspection_id, "answers": answers}
+        call_id = str(call["id"])
+        walked = await SITE_WALK.ainvoke({"inspection_id": args.inspection_id, "walk_id": call_id, "answers": []})
+        answers: list[WalkAnswer] = list(walked.get("answers") or [])
+        result: dict[str, object] = {"inspection_id": args.inspection_id, "answers": answers}
         # Recorded once the walk is done: this node runs to here once per walk (or per changed answer, on its branch).
         record = await record_site_walk(runtime.store, get_config(), state, call, answers)
-        envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call["id"], result=result).model_dump(mode="json")
+        envelope = ToolSuccess(tool=WALK_TOOL, tool_call_id=call_id, result=result).model_dump(mode="json")
         return {"messages": [tool_message(call, envelope, True)], **_head(record)}

@@ -18,7 +18,6 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 from langgraph_sdk import Auth
 
@@ -42,13 +41,14 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _entry(token: Any, who: Any, path: Path) -> Auth.types.MinimalUserDict:
+def _entry(token: object, who: object, path: Path) -> Auth.types.MinimalUserDict:
     if not isinstance(token, str) or len(token) < MIN_TOKEN_LENGTH:
         raise TokenFileError(f"{path}: every token must be a string of at least {MIN_TOKEN_LENGTH} characters")
-    identity = who.get("identity") if isinstance(who, dict) else None
+    fields = who if isinstance(who, dict) else {}
+    identity = fields.get("identity")
     if not isinstance(identity, str) or not identity.strip():
         raise TokenFileError(f"{path}: the entry of a token needs an `identity` (a non-empty string)")
-    display = who.get("display_name", identity)
+    display = fields.get("display_name", identity)
     if not isinstance(display, str):
         raise TokenFileError(f"{path}: `display_name` of {identity!r} must be a string")
     return {"identity": identity, "display_name": display}

@@ -25,10 +25,15 @@ bounds both packages below their next minor version; raising a bound means runni
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
-from langchain.agents.middleware.human_in_the_loop import Action, _answer_message
+from langchain.agents.middleware.human_in_the_loop import (
+    Action,
+    RejectDecision,
+    RespondDecision,
+    ToolApprovalRequest,
+    _answer_message,
+)
 from langchain_core.messages import ToolCall, ToolMessage
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -49,16 +54,16 @@ class PerCallReview(HumanInTheLoopMiddleware):
         the model gets instead of running it."""
         return super()._resolve_per_call(request)
 
-    def approval_request(self, request: ToolCallRequest, config: InterruptOnConfig) -> dict[str, Any]:
-        """LangChain's interrupt value for this call (`ToolApprovalRequest`)."""
-        return dict(self._tool_approval_request(request, config))
+    def approval_request(self, request: ToolCallRequest, config: InterruptOnConfig) -> ToolApprovalRequest:
+        """LangChain's interrupt value for this call (a new one each time)."""
+        return self._tool_approval_request(request, config)
 
     def apply_edit(self, request: ToolCallRequest, executed: Action) -> ToolCallRequest:
         """The request pointed at the reviewer's edited call."""
         return self._apply_edit(request, executed)
 
 
-def answer_message(tool_call: ToolCall, decision: Any) -> ToolMessage:
+def answer_message(tool_call: ToolCall, decision: RejectDecision | RespondDecision) -> ToolMessage:
     """LangChain's message to the model for a rejected (or answered-for) call."""
     return _answer_message(tool_call, decision)
 

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from durable_helpers import start_test_postgres
 
-from sitewalk_agent.workorders import WorkOrderUnavailable, open_work_orders
+from sitewalk_agent.workorders import WorkOrder, WorkOrderUnavailable, open_work_orders
 from sitewalk_agent.workorders.postgres import TABLE, PostgresWorkOrders
 from sitewalk_build.durable_process import free_port
 
@@ -53,7 +53,7 @@ def _rows(url: str, key: str = KEY) -> list[tuple]:
 
 
 def test_many_concurrent_async_claims_of_one_key_file_one_row(ledger: PostgresWorkOrders, postgres_url: str) -> None:
-    async def race() -> list[tuple[dict, bool]]:
+    async def race() -> list[tuple[WorkOrder, bool]]:
         # separate ledgers and connections, as separate servers would have
         return await asyncio.gather(*(PostgresWorkOrders(postgres_url).acreate(
             KEY, subject="risk-1", thread_id=f"t{i}", checkpoint_id=f"c{i}") for i in range(24)))
@@ -66,7 +66,7 @@ def test_many_concurrent_async_claims_of_one_key_file_one_row(ledger: PostgresWo
 
 
 def test_many_concurrent_claims_from_threads_file_one_row(ledger: PostgresWorkOrders, postgres_url: str) -> None:
-    def claim(i: int) -> tuple[dict, bool]:
+    def claim(i: int) -> tuple[WorkOrder, bool]:
         return PostgresWorkOrders(postgres_url).create(KEY, subject="risk-1", thread_id=f"t{i}")
 
     with ThreadPoolExecutor(8) as pool:

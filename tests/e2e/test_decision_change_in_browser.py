@@ -11,7 +11,7 @@ import uuid
 import httpx
 from playwright.sync_api import expect
 
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 
 BOLT, DRAIN = "Loose bolt on the east rail", "Corroded drain cover"  # scripted_model.REVIEW_SUBJECTS
 CARDS = "#sw-reviews article.sw-review"
@@ -41,7 +41,7 @@ def _result(message: dict) -> dict:
     return json.loads(str(message["content"]).split("Tool response:", 1)[-1].strip())["result"]
 
 
-def _orders(db, inspection: str) -> list[dict]:
+def _orders(db, inspection: str) -> list[WorkOrder]:
     return [r for r in WorkOrders(db).orders() if r["key"].startswith(f"work-order:{inspection}:")]
 
 

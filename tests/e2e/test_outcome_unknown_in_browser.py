@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -20,7 +21,7 @@ from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.audit.cli import read_trail
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import DEFAULT_TIMEOUT_MS
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 
 SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")  # scripted_model.REVIEW_SUBJECTS
 LATENCY_MS = DEFAULT_TIMEOUT_MS + 2500  # the work-order system answers after the server stops waiting
@@ -33,11 +34,11 @@ def _state(app, thread_id: str) -> dict:
     return response.json()
 
 
-def _rows(db, inspection: str) -> list[dict]:
+def _rows(db, inspection: str) -> list[WorkOrder]:
     return [r for r in WorkOrders(db).orders() if r["key"].startswith(f"work-order:{inspection}:")]
 
 
-def _trail(app, thread_id: str) -> list[dict]:
+def _trail(app, thread_id: str) -> list[Mapping[str, object]]:
     """The thread's audit trail as `python -m sitewalk_agent.audit verify` reads it (page by page), checked."""
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API keeps an event loop running in this thread
         items = pool.submit(asyncio.run, read_trail(app.server_url, audit_namespace(thread_id))).result()

@@ -11,7 +11,7 @@ import uuid
 import httpx
 from playwright.sync_api import expect
 
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 
 SUBJECTS = ("Loose bolt on the east rail", "Corroded drain cover")  # scripted_model.REVIEW_SUBJECTS
 
@@ -38,7 +38,7 @@ def _runs(app, thread_id: str) -> list[dict]:
     return httpx.get(f"{app.server_url}/threads/{thread_id}/runs", timeout=30).json()
 
 
-def _orders(db, thread_id: str) -> list[dict]:
+def _orders(db, thread_id: str) -> list[WorkOrder]:
     """The work orders the thread filed (each row says which thread filed it)."""
     return [r for r in WorkOrders(db).orders() if r["thread_id"] == thread_id]
 

@@ -66,7 +66,7 @@ def _screen(conversation: Conversation, inspection_id: str) -> Reply:
         return Reply("Reading the draft.", [("read_local_draft", {"inspection_id": inspection_id})])
     [result] = conversation.latest_results
     if result.name == "read_local_draft" and result.envelope.get("ok"):
-        return Reply("", [("render_ui", inspection_screen(result.envelope["result"]))])
+        return Reply("", [("render_ui", dict(inspection_screen(result.envelope["result"])))])
     if result.name == "read_local_draft":
         return Reply(f"The draft could not be read: {_code(result)}.")
     return Reply("Here is the inspection.")
@@ -91,7 +91,7 @@ def _review(conversation: Conversation, inspection_id: str) -> Reply:
 
 
 def _repair(conversation: Conversation, inspection_id: str) -> Reply:
-    card = card_spec({"inspection_id": inspection_id, "site": "Pier 4"})
+    card: dict[str, Any] = dict(card_spec({"inspection_id": inspection_id, "site": "Pier 4"}))
     if conversation.model_turns == 0:
         broken = {**card, "elements": {**card["elements"], "gauge": {"type": "Gauge", "props": {}, "children": []}}}
         broken["elements"][card["root"]] = {**card["elements"][card["root"]],

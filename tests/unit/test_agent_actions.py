@@ -28,6 +28,18 @@ def test_expected_actions_are_the_screens_confirm_buttons():
     assert expected_actions(None) == {}
 
 
+def test_a_close_button_is_added_and_removed_as_a_new_revision_of_the_screen():
+    opened = close_button(UI, "WO-1", add=True)
+    assert opened["identity"] == {**UI["identity"], "revision": 2}
+    assert expected_actions(opened)["close-wo-1"] == {"action": "close_work_order", "subject": "WO-1",
+                                                       "label": "Close work order WO-1"}
+    assert close_button(opened, "WO-1", add=True) is opened  # there already: the screen as it is
+    closed = close_button(opened, "WO-1", add=False)
+    assert closed["identity"]["revision"] == 3 and "close-wo-1" not in expected_actions(closed)
+    assert closed["elements"]["screen"]["children"] == UI["elements"]["screen"]["children"]
+    assert UI["identity"]["revision"] == 1 and "close-wo-1" not in UI["elements"]  # the screen given is unchanged
+
+
 @pytest.mark.parametrize("change, reason", [
     ({}, None),
     ({"type": "click"}, "not a ui_action"),

@@ -34,7 +34,7 @@ def _chain(n: int) -> list[tuple[str, dict]]:
     for seq in range(1, n + 1):
         key, record = seal({"kind": "tool_call", "tool_name": f"t{seq}"}, seq, prev)
         items.append((key, record))
-        prev = record["hash"]
+        prev = str(record["hash"])
     return [*items, (HEAD_KEY, {"seq": n, "hash": prev, "key": items[-1][0]})]
 
 

@@ -30,7 +30,7 @@ def chain(n: int) -> list[tuple[str, dict[str, Any]]]:
     for seq in range(1, n + 1):
         key, record = seal({"kind": "tool_call", "tool_name": f"tool_{seq}"}, seq, prev)
         items.append((key, record))
-        prev = record["hash"]
+        prev = str(record["hash"])
     if items:
         items.append((HEAD_KEY, {**committed_head(items[-1][1]), "key": items[-1][0]}))
     return items

@@ -18,7 +18,7 @@ from sitewalk_agent.audit import HEAD_KEY, audit_namespace, verify_chain
 from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import work_order_key
 from sitewalk_agent.outcomes import UNKNOWN, order_timeout_s
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 from sitewalk_shared.contracts.envelope import is_outcome_unknown
 from sitewalk_shared.contracts.workorders import work_orders_namespace
 
@@ -65,7 +65,7 @@ def _audit(graph: Any, thread: str) -> list[dict[str, Any]]:
     return [v for k, v in sorted(items) if k != HEAD_KEY]
 
 
-def _wait_for_row(orders: WorkOrders, count: int = 1) -> list[dict[str, Any]]:
+def _wait_for_row(orders: WorkOrders, count: int = 1) -> list[WorkOrder]:
     deadline = time.monotonic() + 10
     while len(orders.orders()) < count and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -16,7 +16,7 @@ from langgraph.types import Command
 from sitewalk_agent.demo.scripted_model import REVIEW_SUBJECTS
 from sitewalk_agent.field_actions import NAMESPACE, work_order_key
 from sitewalk_agent.review import STALE_REVISION
-from sitewalk_agent.workorders import WorkOrders
+from sitewalk_agent.workorders import WorkOrder, WorkOrders
 from sitewalk_shared.contracts.canonical import args_hash
 from sitewalk_shared.contracts.workorders import work_orders_namespace
 
@@ -46,7 +46,7 @@ def _tool_messages(graph: Any, config: dict[str, Any]) -> dict[str, ToolMessage]
     return {m.tool_call_id: m for m in graph.get_state(config).values["messages"] if isinstance(m, ToolMessage)}
 
 
-async def _orders(graph: Any) -> list[dict[str, Any]]:
+async def _orders(graph: Any) -> list[WorkOrder]:
     """The rows of the work-order database (the graph's store holds no work orders)."""
     assert not await graph.store.asearch((*NAMESPACE, "work_orders"))
     return WorkOrders().orders()

@@ -63,7 +63,8 @@ def test_the_reader_splits_the_notice_from_the_response(decided: Any) -> None:
     assert read.executed == {"name": "create_work_order",
                              "args": {"inspection_id": "inspection-42", **EDITED}}
     envelope = tool_envelope(edited.content)
-    assert envelope is not None and envelope["ok"] is True and envelope["result"]["work_order"].startswith("WO-")
+    assert envelope is not None and envelope["ok"] is True
+    assert isinstance(result := envelope["result"], dict) and result["work_order"].startswith("WO-")
     assert read_tool_result(approved.content).executed is None and (tool_envelope(approved.content) or {})["ok"]
     assert not is_outcome_unknown(edited.content)
     assert tool_outcome(edited)[0] == "succeeded"

@@ -20,7 +20,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -42,15 +42,19 @@ __all__ = ["main", "read_committed_head", "read_trail"]
 PAGE = 100
 
 
+Items = list[tuple[str, Mapping[str, object]]]
+"""A trail as the store holds it: (key, value), the records and the head pointer."""
+
+
 class TrailUnreadable(SitewalkError):
     """The store API did not answer with the trail (unreachable, refused, malformed)."""
 
 
-async def read_trail(server: str, namespace: tuple[str, ...], token: str | None = None) -> list[tuple[str, Any]]:
+async def read_trail(server: str, namespace: tuple[str, ...], token: str | None = None) -> Items:
     """Every (key, value) stored under `namespace`, read page by page through the store API."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     client = get_client(url=server, headers=headers, timeout=15.0)
-    items: list[tuple[str, Any]] = []
+    items: Items = []
     offset = 0
     try:
         while True:
@@ -68,11 +72,12 @@ async def read_trail(server: str, namespace: tuple[str, ...], token: str | None 
     return items
 
 
-async def read_committed_head(server: str, thread_id: str, token: str | None = None) -> dict[str, Any] | None:
+async def read_committed_head(server: str, thread_id: str, token: str | None = None) -> dict[str, object] | None:
     """The latest audit head the thread's checkpoints committed (every branch, page by page), or None."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     client = get_client(url=server, headers=headers, timeout=15.0)
-    best: Any = None
+    best: object = None
+    # the RunnableConfig form both servers take; the SDK's type names only its Checkpoint form
     before: Any = None
     try:
         while True:
@@ -98,7 +103,7 @@ def _unreadable(what: str, server: str, exc: Exception) -> TrailUnreadable:
     return TrailUnreadable(f"cannot read {what} from {server}: {status}{exc}")
 
 
-def _problem(items: list[tuple[str, Any]], committed: Any) -> ChainProblem | None:
+def _problem(items: Items, committed: object) -> ChainProblem | None:
     if not items:
         return ChainProblem(HEAD_KEY, "missing: the thread has no audit records")
     return verify_chain(items) or check_committed(items, committed)

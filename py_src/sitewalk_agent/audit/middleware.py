@@ -12,8 +12,8 @@ cut off the store together with its head pointer shows.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, NotRequired
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import ToolMessage
@@ -27,11 +27,11 @@ __all__ = ["AuditMiddleware", "AuditState", "with_head"]
 
 
 class AuditState(AgentState):
-    audit_head: NotRequired[Annotated[dict[str, Any] | None, later_head]]
+    audit_head: NotRequired[Annotated[dict[str, object] | None, later_head]]
     """The audit chain's head {seq, hash} as of this checkpoint (`sitewalk_shared.contracts.audit.STATE_HEAD`)."""
 
 
-def with_head(result: ToolMessage | Command, record: dict[str, Any] | None) -> ToolMessage | Command:
+def with_head(result: ToolMessage | Command, record: Mapping[str, object] | None) -> ToolMessage | Command:
     """The tool's result, also committing the record just appended as the state's audit head."""
     if record is None:
         return result

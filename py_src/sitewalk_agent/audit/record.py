@@ -27,7 +27,12 @@ Without a store or a thread id (a graph run in-process without persistence) noth
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
+from langgraph.types import Command
 
 from sitewalk_agent.audit.context import actor, interrupt_id_for, now, owner_of, run_context
 from sitewalk_agent.audit.trail import AuditTrail
@@ -48,38 +53,51 @@ REFUSAL_ONCE = ("kind", "review_status", "interrupt_id", "outcome")
 """What makes two refusal records the same refusal: the interrupt answered and the reason code."""
 
 
-async def append(store: Any, config: Any, state: Any, once: tuple[str, ...] = (), **fields: Any
-                 ) -> dict[str, Any] | None:
+Store = BaseStore | None
+Config = RunnableConfig | None
+State = Mapping[str, object] | None
+Stored = dict[str, object] | None
+"""What the record functions take and give: the run's store, config and graph state; the stored record."""
+
+
+async def append(store: Store, config: Config, state: State, once: tuple[str, ...] = (), **fields: object
+                 ) -> Stored:
     """Append one record (the context is read from `config`/`state`); the stored record, or None.
     `once`: the fields whose values name the event; when the trail has a record with the same values
     already, nothing is appended (None)."""
     context = run_context(config, state)
     if store is None or not context["thread_id"]:
         return None
-    record: dict[str, Any] = dict.fromkeys(FIELDS)
+    record: dict[str, object] = dict.fromkeys(FIELDS)
     record.update(context)
     record["time"] = now()
-    record["ui_spec_identity"] = ((state or {}).get("ui_spec") or {}).get("identity")
+    ui_spec = (state or {}).get("ui_spec") or {}
+    record["ui_spec_identity"] = ui_spec.get("identity") if isinstance(ui_spec, dict) else None
     record.update(fields)
-    if isinstance(record.get("detail"), str):
-        record["detail"] = record["detail"][:MAX_DETAIL]
+    detail = record.get("detail")
+    if isinstance(detail, str):
+        record["detail"] = detail[:MAX_DETAIL]
     match = {name: record[name] for name in once} or None
-    return await AuditTrail(store, context["thread_id"], owner_of(config)).append(record, once=match)
+    return await AuditTrail(store, str(context["thread_id"]), owner_of(config)).append(record, once=match)
 
 
-def tool_outcome(result: Any) -> tuple[str, str | None]:
+def _tool_message(result: ToolMessage | Command) -> ToolMessage | None:
+    """The result's ToolMessage: itself, or the last one a Command's update carries (None: it has none)."""
+    if isinstance(result, ToolMessage):
+        return result
+    messages = result.update.get("messages") if isinstance(result.update, dict) else None
+    return next((m for m in reversed(messages or []) if isinstance(m, ToolMessage)), None)
+
+
+def tool_outcome(result: ToolMessage | Command) -> tuple[str, str | None]:
     """(outcome, detail) of a tool's result: a ToolMessage, or a Command whose update carries one."""
-    message = result
-    update = getattr(result, "update", None)
-    if isinstance(update, dict):
-        message = next((m for m in reversed(update.get("messages") or []) if getattr(m, "type", "") == "tool"), None)
+    message = _tool_message(result)
     if message is None:
         return "succeeded", None
-    answered_by = (getattr(message, "artifact", None) or {}).get("answered_by") if isinstance(
-        getattr(message, "artifact", None), dict) else None
-    if getattr(message, "status", "success") != "error":
+    artifact = message.artifact
+    answered_by = artifact.get("answered_by") if isinstance(artifact, dict) else None
+    if message.status != "error":
         return "succeeded", _with_source(answered_by, message)
-    artifact = getattr(message, "artifact", None)
     if isinstance(artifact, dict) and artifact.get(REJECTED_BY_REVIEWER) is True:  # not run: a person said no
         return "rejected", artifact.get("reason") if isinstance(artifact.get("reason"), str) else None
     if is_outcome_unknown(message.content):  # the request went out, its answer never came
@@ -89,7 +107,7 @@ def tool_outcome(result: Any) -> tuple[str, str | None]:
     return f"failed:{code or 'error'}", answered_by
 
 
-def _with_source(answered_by: str | None, message: Any) -> str | None:
+def _with_source(answered_by: str | None, message: ToolMessage) -> str | None:
     """A result that says where its data came from (a position the inspector typed: `source: manual`)
     keeps that in the record's detail, so the trail shows what left the device was typed."""
     result = (tool_envelope(message.content) or {}).get("result")
@@ -99,26 +117,33 @@ def _with_source(answered_by: str | None, message: Any) -> str | None:
     return f"{answered_by or 'server'}; source: {source[:40]}"
 
 
-async def _decision_for(store: Any, config: Any, tool_call_id: Any) -> dict[str, Any] | None:
+async def _decision_for(store: Store, config: Config, tool_call_id: object) -> Mapping[str, object] | None:
     """The review decision recorded for this call (a reviewed call runs the args its decision names)."""
     thread_id = run_context(config)["thread_id"]
     if store is None or not thread_id or not tool_call_id:
         return None
-    found = await store.asearch(AuditTrail(store, thread_id, owner_of(config)).namespace,
+    found = await store.asearch(AuditTrail(store, str(thread_id), owner_of(config)).namespace,
                                 filter={"kind": "review_decision", "tool_call_id": tool_call_id}, limit=10)
     return max((item.value for item in found), key=lambda v: v.get("seq", 0), default=None)
 
 
-async def record_tool_call(store: Any, config: Any, state: Any, tool_call: dict[str, Any], result: Any,
-                           review_status: str = "review_not_required", args_revision: int = 1) -> dict[str, Any] | None:
+def _decided(decision: Mapping[str, object], args_revision: int, review_status: str) -> tuple[int, str, str]:
+    """(args revision, args hash, review status) a reviewed call runs with, as its decision recorded them."""
+    revision = decision.get("args_revision")
+    return (revision if isinstance(revision, int) and revision else args_revision, str(decision.get("args_hash")),
+            str(decision.get("review_status") or review_status))
+
+
+async def record_tool_call(store: Store, config: Config, state: State, tool_call: Mapping[str, object],
+                           result: ToolMessage | Command, review_status: str = "review_not_required",
+                           args_revision: int = 1) -> Stored:
     """A finished tool call (headless or server tool), with its outcome. A reviewed call carries the
     revision and args hash of its decision: an edit runs revision 2, which the wrapper never sees."""
     outcome, detail = tool_outcome(result)
     hashed = args_hash(tool_call.get("args"))
     decision = await _decision_for(store, config, tool_call.get("id")) if review_status == "reviewed" else None
     if decision is not None:
-        args_revision, hashed = int(decision.get("args_revision") or args_revision), str(decision.get("args_hash"))
-        review_status = str(decision.get("review_status") or review_status)
+        args_revision, hashed, review_status = _decided(decision, args_revision, review_status)
     return await append(store, config, state, kind="tool_call", tool_call_id=tool_call.get("id"),
                         tool_name=tool_call.get("name"), args_revision=args_revision,
                         args_hash=hashed, review_status=review_status,
@@ -126,10 +151,10 @@ async def record_tool_call(store: Any, config: Any, state: Any, tool_call: dict[
                         outcome=outcome, detail=detail)
 
 
-async def record_review_decision(store: Any, config: Any, state: Any, *, interrupt_id: str | None,
-                                 tool_call_id: str | None, tool_name: str | None, args: Any, args_revision: int,
+async def record_review_decision(store: Store, config: Config, state: State, *, interrupt_id: str | None,
+                                 tool_call_id: str | None, tool_name: str | None, args: object, args_revision: int,
                                  decision: str, outcome: str = "decided", reason: str | None = None,
-                                 reviewer_name: str | None = None) -> dict[str, Any] | None:
+                                 reviewer_name: str | None = None) -> Stored:
     """A reviewer's decision on one gated call: `decision` approved | edited | rejected, for the
     arguments `args` at `args_revision` (for an edit: the edited arguments and the new revision);
     `outcome` says whether it was taken (decided) or refused (stale_revision, already_decided...)."""
@@ -139,9 +164,9 @@ async def record_review_decision(store: Any, config: Any, state: Any, *, interru
                         reviewer=actor(config, state, reviewer_name), outcome=outcome, detail=reason)
 
 
-async def record_review_refusal(store: Any, config: Any, state: Any, *, interrupt_id: str | None,
-                                tool_call_id: str | None, tool_name: str | None, args: Any, args_revision: int,
-                                code: str, field: str | None, message: str) -> dict[str, Any] | None:
+async def record_review_refusal(store: Store, config: Config, state: State, *, interrupt_id: str | None,
+                                tool_call_id: str | None, tool_name: str | None, args: object, args_revision: int,
+                                code: str, field: str | None, message: str) -> Stored:
     """A review answer the server refused (`sitewalk_agent.review_check`): `review_status` "refused", the
     reason code as `outcome`, the field at fault as `field`, the reason as `detail`, for the args pending.
 
@@ -154,12 +179,12 @@ async def record_review_refusal(store: Any, config: Any, state: Any, *, interrup
                         outcome=code, detail=message, field=field)
 
 
-def _clip(value: Any) -> str | None:
+def _clip(value: object) -> str | None:
     """A press's field as stored: a string of at most MAX_FIELD characters, or None for anything else."""
     return value[:MAX_FIELD] if isinstance(value, str) else None
 
 
-def _identity(value: Any) -> dict[str, Any] | None:
+def _identity(value: object) -> dict[str, object] | None:
     """The screen identity a press names, reduced to its known keys, each clipped."""
     if not isinstance(value, dict):
         return None
@@ -167,8 +192,8 @@ def _identity(value: Any) -> dict[str, Any] | None:
             for k, v in value.items() if k in IDENTITY_KEYS}
 
 
-async def record_ui_action(store: Any, config: Any, state: Any, request: Any, answer: dict[str, Any]
-                           ) -> dict[str, Any] | None:
+async def record_ui_action(store: Store, config: Config, state: State, request: object,
+                           answer: Mapping[str, object]) -> Stored:
     """A ConfirmButton press as the server answered it (`answer`: the ui_action_result, done/replayed/refused).
 
     A refused press (a forged one: another screen's identity, an element that is not a ConfirmButton,
@@ -178,7 +203,8 @@ async def record_ui_action(store: Any, config: Any, state: Any, request: Any, an
     press = request if isinstance(request, dict) else {}
     identity = _identity(press.get("identity"))
     asked = {"action": _clip(press.get("action")), "element_id": _clip(press.get("element_id")), "identity": identity}
-    result: dict[str, Any] = answer["result"] if isinstance(answer.get("result"), dict) else {}
+    found = answer.get("result")
+    result = found if isinstance(found, dict) else {}
     detail = answer.get("reason") or result.get("work_order")
     status = answer.get("status")
     return await append(store, config, state, kind="ui_action", tool_name=asked["action"],
@@ -189,8 +215,8 @@ async def record_ui_action(store: Any, config: Any, state: Any, request: Any, an
                         ui_spec_identity=identity)
 
 
-async def record_reconciliation(store: Any, config: Any, state: Any, tool_call_id: str, entry: dict[str, Any]
-                                ) -> dict[str, Any] | None:
+async def record_reconciliation(store: Store, config: Config, state: State, tool_call_id: str,
+                                entry: Mapping[str, object]) -> Stored:
     """A call of unknown outcome settled from the external system (`sitewalk_agent.outcomes`): which call,
     what it is now, and the work order found under its idempotency key. Done by the server, not a person."""
     return await append(store, config, state, kind="reconciliation", tool_call_id=tool_call_id,
@@ -198,15 +224,15 @@ async def record_reconciliation(store: Any, config: Any, state: Any, tool_call_i
                         idempotency_key=entry.get("idempotency_key"))
 
 
-def walk_said(answers: list[dict[str, Any]]) -> str:
+def walk_said(answers: Sequence[Mapping[str, object]]) -> str:
     """The answers as one line: "Is the handrail secure? yes; How many bolts are corroded? 3"."""
-    def text(value: Any) -> str:
+    def text(value: object) -> str:
         return ("yes" if value else "no") if isinstance(value, bool) else str(value)
     return "; ".join(f"{a.get('question')} {text(a.get('answer'))}" for a in answers)
 
 
-async def record_site_walk(store: Any, config: Any, state: Any, tool_call: dict[str, Any],
-                           answers: list[dict[str, Any]], outcome: str = "answered") -> dict[str, Any] | None:
+async def record_site_walk(store: Store, config: Config, state: State, tool_call: Mapping[str, object],
+                           answers: Sequence[Mapping[str, object]], outcome: str = "answered") -> Stored:
     """A walk_site call the site walk answered (in a node: `AuditMiddleware` never sees it): the call, the
     questions and answers in the order asked, and who answered them (the run's auth identity)."""
     kept = [{k: a.get(k) for k in ("question_id", "question", "kind", "answer")} for a in answers]

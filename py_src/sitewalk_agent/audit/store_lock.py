@@ -29,7 +29,8 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+
+from langgraph.store.base import BaseStore
 
 from sitewalk_shared.errors import SitewalkError
 
@@ -50,7 +51,7 @@ def lock_namespace(trail_namespace: tuple[str, ...]) -> tuple[str, ...]:
     return (*trail_namespace[:-2], LOCK_LABEL, trail_namespace[-1])
 
 
-async def _rivals(store: Any, namespace: tuple[str, ...], mine: str) -> bool:
+async def _rivals(store: BaseStore, namespace: tuple[str, ...], mine: str) -> bool:
     """Whether another live claim is there; claims past their lease are removed on the way."""
     found = await store.asearch(namespace, limit=50)
     now = time.time()
@@ -66,7 +67,7 @@ async def _rivals(store: Any, namespace: tuple[str, ...], mine: str) -> bool:
 
 
 @asynccontextmanager
-async def store_lock(store: Any, trail_namespace: tuple[str, ...]) -> AsyncIterator[None]:
+async def store_lock(store: BaseStore, trail_namespace: tuple[str, ...]) -> AsyncIterator[None]:
     """Hold the thread's audit lock in `store` for the body (see the module docstring)."""
     namespace = lock_namespace(trail_namespace)
     for attempt in range(1, MAX_ATTEMPTS + 1):

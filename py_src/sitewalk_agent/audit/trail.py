@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Mapping
-from typing import Any
+
+from langgraph.store.base import BaseStore
 
 from sitewalk_agent.audit.store_lock import store_lock
 from sitewalk_shared.contracts.audit import GENESIS, HEAD_KEY, NAMESPACE, audit_namespace, seal
@@ -42,12 +43,13 @@ def _lock_for(thread_id: str) -> asyncio.Lock:
 class AuditTrail:
     """Appends records to one thread's chain in a LangGraph `BaseStore` (async API)."""
 
-    def __init__(self, store: Any, thread_id: str, owner: str | None = None) -> None:
+    def __init__(self, store: BaseStore, thread_id: str, owner: str | None = None) -> None:
         self._store = store
         self._thread_id = str(thread_id)
         self.namespace = audit_namespace(thread_id, owner)
 
-    async def append(self, fields: Mapping[str, Any], once: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    async def append(self, fields: Mapping[str, object], once: Mapping[str, object] | None = None
+                     ) -> dict[str, object] | None:
         """Seal `fields` as the next record of the thread and store it; the stored record (with seq, hashes).
 
         `once`: field values that make the record the same event (e.g. a refusal's interrupt and code);

@@ -71,11 +71,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -86,6 +86,7 @@ from langchain_core.messages import (
     message_chunk_to_message,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
 
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.inline_ui import is_refusal
@@ -125,13 +126,36 @@ def find_inspection_id(text: str) -> str | None:
     return None
 
 
+def _obj(value: object) -> Mapping[str, object]:
+    """A JSON object read by key (an envelope, its result or error, a draft): {} for a missing one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _items(value: object) -> list[object]:
+    """A JSON array read in order (findings, issues, answers): [] for a missing one."""
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+class Element(TypedDict):
+    """A screen element as this script writes it (json-render's shape)."""
+
+    type: str
+    props: dict[str, object]
+    children: list[str]
+
+
+class Screen(TypedDict):
+    root: str
+    elements: dict[str, Element]
+
+
 class Turn:
     """What the model says in one turn: some text and its tool calls (name, args), in order."""
 
-    def __init__(self, text: str = "", tool: str | None = None, args: dict[str, Any] | None = None,
-                 calls: Sequence[tuple[str, dict[str, Any]]] = ()):
+    def __init__(self, text: str = "", tool: str | None = None, args: Mapping[str, object] | None = None,
+                 calls: Sequence[tuple[str, Mapping[str, object]]] = ()):
         self.text = text
-        self.calls: list[tuple[str, dict[str, Any]]] = [(tool, args or {})] if tool else list(calls)
+        self.calls: list[tuple[str, Mapping[str, object]]] = [(tool, args or {})] if tool else list(calls)
 
     @property
     def tool(self) -> str | None:
@@ -139,7 +163,7 @@ class Turn:
         return self.calls[0][0] if self.calls else None
 
     @property
-    def args(self) -> dict[str, Any] | None:
+    def args(self) -> Mapping[str, object] | None:
         return self.calls[0][1] if self.calls else None
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
@@ -210,14 +234,15 @@ def orders_latency_of(messages: Sequence[BaseMessage]) -> int | None:
 
 
 def broken_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """The card plus an element whose type is not in the catalog (the `bad-ui` scenario)."""
+    """The card plus an element whose type is not in the catalog (the `bad-ui` scenario). `spec`: the
+    render_ui call's arguments as LangChain's ToolCall holds them."""
     elements = {key: dict(value) for key, value in spec["elements"].items()}
     elements["card"]["children"] = [*elements["card"]["children"], "ticker"]
     elements["ticker"] = {"type": "Marquee", "props": {"text": "Inspection in progress"}, "children": []}
     return {"root": spec["root"], "elements": elements}
 
 
-def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
+def card_spec(draft: Mapping[str, object]) -> Screen:
     """The screen for a draft: an InspectionCard with a RiskBadge child ("Risk: not set" until someone sets one)."""
     risk = str(draft.get("risk") or "unset")
     return {
@@ -229,7 +254,7 @@ def card_spec(draft: dict[str, Any]) -> dict[str, Any]:
                     "title": f"Inspection {draft.get('inspection_id', '')}".strip(),
                     "site": str(draft.get("site", "")),
                     "inspector": str(draft.get("inspector", "")),
-                    "findings": [str(f) for f in draft.get("findings", [])],
+                    "findings": [str(f) for f in _items(draft.get("findings", []))],
                 },
                 "children": ["risk"],
             },
@@ -246,12 +271,12 @@ BLANK_NOTE = ("This draft is blank: fill in the site, the inspector and the find
               "device', or tell me a finding (e.g. 'add finding: loose bolt on the east rail').")
 
 
-def blank_draft_screen(draft: dict[str, Any]) -> dict[str, Any]:
+def blank_draft_screen(draft: Mapping[str, object]) -> Screen:
     """The screen of a blank draft: the card with its empty fields (site, inspector) to fill, and a note
     saying how. The card keeps its id and its findings list, so later edits of the card apply to it."""
     card = card_spec(draft)["elements"]
     card["card"]["children"] = ["risk", "inspector"]
-    elements = {
+    elements: dict[str, Element] = {
         "screen": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "fill"]},
         "card": card["card"],
         "fill": {"type": "Text", "props": {"text": BLANK_NOTE}, "children": []},
@@ -262,19 +287,19 @@ def blank_draft_screen(draft: dict[str, Any]) -> dict[str, Any]:
     return {"root": "screen", "elements": elements}
 
 
-def is_blank(draft: dict[str, Any]) -> bool:
+def is_blank(draft: Mapping[str, object]) -> bool:
     """Nothing filled in yet: no site, no inspector, no findings."""
     return not (draft.get("site") or draft.get("inspector") or draft.get("findings"))
 
 
-def inspection_screen(draft: dict[str, Any]) -> dict[str, Any]:
+def inspection_screen(draft: Mapping[str, object]) -> Screen:
     """A screen of several elements for a draft: card, badge, fields, checklist, text, confirm.
 
     The root comes first and the card's children last, so a streamed copy shows the root with
     its parts first, then fills the card in."""
     card = card_spec(draft)["elements"]
     card["card"]["children"] = ["risk", "facts"]
-    elements = {
+    elements: dict[str, Element] = {
         "screen": {"type": "Stack", "props": {"gap": "md"}, "children": ["card", "steps", "note", "confirm"]},
         "card": card["card"],
         "steps": {"type": "Checklist", "props": {"title": "On site", "items": [
@@ -288,28 +313,28 @@ def inspection_screen(draft: dict[str, Any]) -> dict[str, Any]:
         "facts": {"type": "Row", "props": {"gap": "sm"}, "children": ["inspector", "count"]},
         "inspector": {"type": "Field", "props": {"label": "Inspector", "value": str(draft.get("inspector", ""))},
                       "children": []},
-        "count": {"type": "Field", "props": {"label": "Findings", "value": str(len(draft.get("findings", [])))},
+        "count": {"type": "Field", "props": {"label": "Findings", "value": str(len(_items(draft.get("findings", []))))},
                   "children": []},
     }
     return {"root": "screen", "elements": elements}
 
 
-def patch_lines(spec: dict[str, Any]) -> list[dict[str, Any]]:
+def patch_lines(spec: Screen) -> list[dict[str, object]]:
     """The JSON-patch ops that write `spec` from an empty one: the root, then each element in order."""
-    return [{"op": "add", "path": "/root", "value": spec["root"]},
-            *({"op": "add", "path": f"/elements/{key}", "value": value} for key, value in spec["elements"].items())]
+    ops: list[dict[str, object]] = [{"op": "add", "path": "/root", "value": spec["root"]}]
+    return ops + [{"op": "add", "path": f"/elements/{key}", "value": value} for key, value in spec["elements"].items()]
 
 
-def risk_edit(level: str, broken: bool = False) -> list[dict[str, Any]]:
+def risk_edit(level: str, broken: bool = False) -> list[dict[str, object]]:
     """Ops that change the card's RiskBadge (with `broken`, one of them names a missing element)."""
-    ops: list[dict[str, Any]] = [{"op": "replace", "path": "/elements/risk/props/level", "value": level}]
+    ops: list[dict[str, object]] = [{"op": "replace", "path": "/elements/risk/props/level", "value": level}]
     if broken:
         ops.append({"op": "replace", "path": "/elements/badge/props/label", "value": f"Risk: {level}"})
     ops.append({"op": "replace", "path": "/elements/risk/props/label", "value": f"Risk: {level}"})
     return ops
 
 
-def inline_text(sentence: str, ops: Sequence[dict[str, Any]]) -> str:
+def inline_text(sentence: str, ops: Sequence[Mapping[str, object]]) -> str:
     """A reply that says `sentence`, then writes `ops` one a line (see sitewalk_shared.ui_spec.inline)."""
     return sentence + "\n" + "".join(json.dumps(op, ensure_ascii=False, separators=(",", ":")) + "\n" for op in ops)
 
@@ -317,13 +342,13 @@ def inline_text(sentence: str, ops: Sequence[dict[str, Any]]) -> str:
 _TIMEOUT_MS = re.compile(r"\btimeout_ms=(\d{1,6})\b")
 
 
-def _device_summary(tool: str, outcome: dict[str, Any]) -> str:
+def _device_summary(tool: str, outcome: Mapping[str, object]) -> str:
     """One sentence on what a device tool answered (the `locate` and `photo` scenarios)."""
     if not outcome.get("ok"):
-        error = outcome.get("error") or {}
+        error = _obj(outcome.get("error"))
         what = "the position" if tool == "get_current_location" else "a photo"
         return f"I could not get {what} ({error.get('code', 'internal')}: {error.get('message', '')})."
-    result = outcome.get("result") or {}
+    result = _obj(outcome.get("result"))
     if tool == "get_current_location" and result.get("source") == "manual":
         return (f"The inspector typed the position: {result.get('latitude')}, {result.get('longitude')} "
                 f"(typed by hand, accuracy unknown, {result.get('timestamp')}).")
@@ -436,14 +461,16 @@ REVIEW_PHOTOS = ["photo-1", "photo-2"]
 FIELD_ACTIONS = ("create_work_order", "notify_site_manager", "archive_photos", "delete_photos")
 
 
-def field_calls(scenario: str, inspection_id: str) -> list[tuple[str, dict[str, Any]]]:
+def field_calls(scenario: str, inspection_id: str) -> list[tuple[str, dict[str, object]]]:
     """The reviewed calls of `script: review` / `script: photos`, all in one message."""
     if scenario == "photos":
-        photos = {"inspection_id": inspection_id, "photo_ids": list(REVIEW_PHOTOS)}
+        photos: dict[str, object] = {"inspection_id": inspection_id, "photo_ids": list(REVIEW_PHOTOS)}
         return [("archive_photos", dict(photos)), ("delete_photos", dict(photos))]
-    orders = [("create_work_order", {"inspection_id": inspection_id, "subject": s, "priority": "high"})
-              for s in REVIEW_SUBJECTS]
-    notice = {"inspection_id": inspection_id, "message": f"Two work orders are proposed for {inspection_id}."}
+    orders: list[tuple[str, dict[str, object]]] = [
+        ("create_work_order", {"inspection_id": inspection_id, "subject": s, "priority": "high"})
+        for s in REVIEW_SUBJECTS]
+    notice: dict[str, object] = {"inspection_id": inspection_id,
+                                 "message": f"Two work orders are proposed for {inspection_id}."}
     return [*orders, ("notify_site_manager", notice)]
 
 
@@ -461,7 +488,7 @@ def _field_summary(c: _Context) -> Turn:
         elif outcome.get("ok"):
             said.append(f"{m.name} done{_edited_said(read)}{_order_said(outcome)}.")
         else:
-            said.append(f"{m.name} refused ({(outcome.get('error') or {}).get('code', 'internal')}).")
+            said.append(f"{m.name} refused ({_obj(outcome.get('error')).get('code', 'internal')}).")
     return Turn(" ".join(said))
 
 
@@ -473,13 +500,13 @@ def _edited_said(read: ToolResult) -> str:
     return f", as the reviewer edited it ({args[:200]})"
 
 
-def _order_said(outcome: dict[str, Any]) -> str:
+def _order_said(outcome: Mapping[str, object]) -> str:
     result = outcome.get("result")
     order = result.get("work_order") if isinstance(result, dict) else None
     return f": work order {order}" if isinstance(order, str) and order else ""
 
 
-def _outcome(message: ToolMessage) -> dict[str, Any]:
+def _outcome(message: ToolMessage) -> Mapping[str, object]:
     outcome = tool_envelope(message.content)  # after the edit notice of an edited call
     if not isinstance(outcome, dict):
         return {"ok": False, "error": {"code": "serialization_failed", "message": "unreadable tool result"}}
@@ -519,7 +546,7 @@ def _after_tools(messages: Sequence[BaseMessage]) -> Turn:
 
 class _Context:
     def __init__(self, messages: Sequence[BaseMessage], inspection_id: str, scenario: str | None,
-                 outcome: dict[str, Any]) -> None:
+                 outcome: Mapping[str, object]) -> None:
         self.messages, self.inspection_id, self.scenario, self.outcome = messages, inspection_id, scenario, outcome
 
     def read_draft(self, said: str) -> Turn:
@@ -529,12 +556,12 @@ class _Context:
 
 def _after_noise(c: _Context) -> Turn:
     if c.outcome.get("ok"):
-        return c.read_draft(f"The site measures {(c.outcome.get('result') or {}).get('decibels')} dB(A).")
-    code = (c.outcome.get("error") or {}).get("code", "internal")
+        return c.read_draft(f"The site measures {_obj(c.outcome.get('result')).get('decibels')} dB(A).")
+    code = _obj(c.outcome.get("error")).get("code", "internal")
     return c.read_draft(f"I could not measure the noise level ({code}).")
 
 
-def _after_device(tool: str) -> Any:
+def _after_device(tool: str) -> Callable[[_Context], Turn]:
     return lambda c: c.read_draft(_device_summary(tool, c.outcome))
 
 
@@ -544,34 +571,34 @@ KEPT_CORRUPT = ("Your stored draft is kept as it is: save a new draft under 'Dra
 
 def _after_draft(c: _Context) -> Turn:
     if not c.outcome.get("ok"):
-        error = c.outcome.get("error") or {}
+        error = _obj(c.outcome.get("error"))
         code = error.get("code", "internal")
         if code == "not_found":  # missing local data: the draft's recovery is a blank draft on the device
             return Turn("", "start_blank_draft", {"inspection_id": c.inspection_id})  # said once it is shown
         said = f"I could not read the draft for {c.inspection_id}: {code} — {error.get('message', '')}"
         return Turn(f"{said} {KEPT_CORRUPT}" if code == "corrupt_data" else said)
-    return _show_draft(c, dict(c.outcome.get("result") or {}))
+    return _show_draft(c, dict(_obj(c.outcome.get("result"))))
 
 
 def _after_blank_draft(c: _Context) -> Turn:
     """The blank draft the device started (or the draft it held already) on its screen."""
     if not c.outcome.get("ok"):
-        error = c.outcome.get("error") or {}
+        error = _obj(c.outcome.get("error"))
         code = error.get("code", "internal")
         said = f"I could not start a blank draft for {c.inspection_id}: {code} — {error.get('message', '')}"
         return Turn(f"{said} {KEPT_CORRUPT}" if code == "corrupt_data" else said)
-    result = dict(c.outcome.get("result") or {})
+    result = dict(_obj(c.outcome.get("result")))
     return _show_draft(c, result, created=bool(result.get("created")))
 
 
-def _show_draft(c: _Context, draft: dict[str, Any], created: bool = False) -> Turn:
+def _show_draft(c: _Context, draft: dict[str, object], created: bool = False) -> Turn:
     """The draft's screen: a blank draft's with its empty fields (said in one sentence), the card, or the
     bigger screen of the scenarios that need one."""
     draft.setdefault("inspection_id", c.inspection_id)
     blank = is_blank(draft)
     position = position_finding(c.messages)
     if position:  # the position this inspection got goes on its card, saying how it was found
-        draft["findings"] = [*draft.get("findings", []), position][:50]
+        draft["findings"] = [*_items(draft.get("findings", [])), position][:50]
     if blank:
         said = (f"There was no draft for {c.inspection_id} on this device, so I started a blank one for you to "
                 "fill in." if created else
@@ -590,7 +617,7 @@ def position_finding(messages: Sequence[BaseMessage]) -> str | None:
     outcome = _outcome(found) if found is not None else {}
     if not outcome.get("ok"):
         return None
-    result = outcome.get("result") or {}
+    result = _obj(outcome.get("result"))
     where = f"{result.get('latitude')}, {result.get('longitude')}"
     if result.get("source") == "manual":
         return f"Position typed by the inspector: {where}"
@@ -611,7 +638,7 @@ def _after_render(c: _Context) -> Turn:
                                 risk_edit("high", broken=c.scenario == "bad-patch")))
     if c.outcome.get("ok"):
         return Turn(f"The card for {c.inspection_id} is on screen.")
-    issues = c.outcome.get("issues") or []
+    issues = _items(c.outcome.get("issues"))
     codes = ", ".join(sorted({str(i.get("code", "?")) for i in issues if isinstance(i, dict)})) or "invalid"
     return Turn(f"The screen for {c.inspection_id} was rejected ({codes}).")
 
@@ -620,7 +647,7 @@ WALK_SCENARIOS = {"site-walk": 1, "site-walk-twice": 2}  # how many walk_site ca
 WALK_FINDINGS = {"handrail_secure": "Handrail secure", "corroded_bolts": "Corroded bolts"}
 
 
-def walk_findings(answers: Sequence[dict[str, Any]]) -> list[str]:
+def walk_findings(answers: Iterable[Mapping[str, object]]) -> list[str]:
     """The site walk's answers as findings: "Handrail secure: yes", "Corroded bolts: 3"."""
     out = []
     for a in answers:
@@ -632,8 +659,8 @@ def walk_findings(answers: Sequence[dict[str, Any]]) -> list[str]:
 
 def _after_walk(c: _Context) -> Turn:
     if not c.outcome.get("ok"):
-        return Turn(f"The site walk did not happen ({(c.outcome.get('error') or {}).get('code', 'internal')}).")
-    found = walk_findings((c.outcome.get("result") or {}).get("answers") or [])
+        return Turn(f"The site walk did not happen ({_obj(c.outcome.get('error')).get('code', 'internal')}).")
+    found = walk_findings(_obj(a) for a in _items(_obj(c.outcome.get("result")).get("answers")))
     ops = [{"op": "add", "path": "/elements/card/props/findings/-", "value": f} for f in found]
     refused = sum(1 for m in _answered_together(c.messages) if m.name == "walk_site" and not _outcome(m).get("ok"))
     more = f" {refused} more walk refused (one at a time)." if refused else ""
@@ -682,7 +709,7 @@ class ScriptedInspectionModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "sitewalk-scripted"
 
-    def bind_tools(self, tools: Sequence[object], **kwargs: object) -> Any:
+    def bind_tools(self, tools: Sequence[object], **kwargs: object) -> Runnable[LanguageModelInput, AIMessage]:
         # The script knows its tools; accept and ignore the schemas. Pacing (fragment_delay, set by
         # the graph's model settings) is bound like any model setting.
         delay = kwargs.get("fragment_delay")

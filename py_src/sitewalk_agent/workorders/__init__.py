@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from sitewalk_agent.workorders.backend import WorkOrderLedger, ledger_url, open_work_orders
 from sitewalk_agent.workorders.db import (
+    WorkOrder,
     WorkOrderError,
     WorkOrderNotFound,
     WorkOrders,
@@ -47,6 +48,6 @@ from sitewalk_agent.workorders.db import (
 )
 from sitewalk_agent.workorders.keys import reviewed_order_key, reviewed_substance, substance_of, work_order_key
 
-__all__ = ["WorkOrderError", "WorkOrderLedger", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders",
+__all__ = ["WorkOrder", "WorkOrderError", "WorkOrderLedger", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders",
            "default_path", "latency_s", "ledger_url", "open_work_orders", "reviewed_order_key", "reviewed_substance",
            "simulated_latency", "substance_of", "work_order_key"]

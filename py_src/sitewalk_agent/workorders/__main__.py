@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("command", choices=["list"], help="list: one JSON object a line, oldest first")
     parser.parse_args(argv)
     for order in open_work_orders().orders():
-        sys.stdout.write(json.dumps({k: order[k] for k in FIELDS}, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({k: order.get(k) for k in FIELDS}, ensure_ascii=False) + "\n")
     return 0
 
 

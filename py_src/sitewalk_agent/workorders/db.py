@@ -25,17 +25,17 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from sitewalk_shared.errors import SitewalkError
 
-__all__ = ["COLUMNS", "WorkOrderError", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders", "check_key",
-           "default_path", "latency_s", "new_order_id", "now", "simulated_latency"]
+__all__ = ["COLUMNS", "WorkOrder", "WorkOrderError", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders",
+           "as_order", "check_key", "default_path", "latency_s", "new_order_id", "now", "simulated_latency"]
 
 ENV = "SITEWALK_WORKORDERS_DB"
 LATENCY_ENV = "SITEWALK_WORKORDERS_LATENCY_MS"
@@ -64,6 +64,30 @@ CREATE TABLE IF NOT EXISTS work_orders (
 COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
             "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id", "priority")
 _ADDED = {"priority": "TEXT"}  # columns newer than some databases on disk: added on first use
+
+
+class WorkOrder(TypedDict):
+    """A row of the ledger (`COLUMNS`), as both backends give it: a plain, JSON-ready dict."""
+
+    key: str
+    id: str
+    status: str  # open | closed
+    subject: str
+    substance: str  # canonical JSON
+    thread_id: str | None
+    checkpoint_id: str | None
+    created_at: str
+    closed_at: str | None
+    closed_by: str | None
+    closed_thread_id: str | None
+    closed_checkpoint_id: str | None
+    priority: str | None
+
+
+def as_order(row: Sequence[object]) -> WorkOrder:
+    """A database row of `COLUMNS` as its WorkOrder: the one place either backend's rows become typed (the
+    schema's column types are the TypedDict's)."""
+    return cast(WorkOrder, dict(zip(COLUMNS, row, strict=True)))
 
 
 class WorkOrderError(SitewalkError, ValueError):
@@ -142,13 +166,13 @@ class WorkOrders:
         finally:
             connection.close()
 
-    def _select(self, connection: sqlite3.Connection, where: str, value: str) -> dict[str, Any] | None:
+    def _select(self, connection: sqlite3.Connection, where: str, value: str) -> WorkOrder | None:
         row = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM work_orders WHERE {where} = ?",
                                  (value,)).fetchone()
-        return dict(zip(COLUMNS, row, strict=True)) if row else None
+        return as_order(row) if row else None
 
     def create(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
-               checkpoint_id: str | None = None, priority: str | None = None) -> tuple[dict[str, Any], bool]:
+               checkpoint_id: str | None = None, priority: str | None = None) -> tuple[WorkOrder, bool]:
         """File the order for `key` once: (the order, whether this call created it).
 
         An existing key returns the ORIGINAL order unchanged (its id, status, priority, thread and checkpoint)."""
@@ -167,7 +191,7 @@ class WorkOrders:
         return order, cursor.rowcount == 1
 
     def close(self, key_or_id: str, *, closed_by: str, thread_id: str | None = None,
-              checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+              checkpoint_id: str | None = None) -> tuple[WorkOrder, bool]:
         """Close an order (the compensation of filing it): (the order, whether this call closed it).
 
         Closing a closed order changes nothing: who closed it first, and when, stay."""
@@ -182,21 +206,25 @@ class WorkOrders:
             raise WorkOrderNotFound(f"no work order {key_or_id!r}")
         return order, cursor.rowcount == 1
 
-    def get(self, key_or_id: str) -> dict[str, Any] | None:
+    def get(self, key_or_id: str) -> WorkOrder | None:
         with self._connect() as connection:
             return self._select(connection, "id" if key_or_id.startswith("WO-") else "key", key_or_id)
 
-    def orders(self) -> list[dict[str, Any]]:
+    def orders(self) -> list[WorkOrder]:
         """Every order, oldest first."""
         with self._connect() as connection:
             rows = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM work_orders ORDER BY rowid").fetchall()
-        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+        return [as_order(row) for row in rows]
 
-    async def acreate(self, key: str, **fields: Any) -> tuple[dict[str, Any], bool]:
-        return await asyncio.to_thread(self.create, key, **fields)
+    async def acreate(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
+                      checkpoint_id: str | None = None, priority: str | None = None) -> tuple[WorkOrder, bool]:
+        return await asyncio.to_thread(self.create, key, subject=subject, substance=substance, thread_id=thread_id,
+                                       checkpoint_id=checkpoint_id, priority=priority)
 
-    async def aget(self, key_or_id: str) -> dict[str, Any] | None:
+    async def aget(self, key_or_id: str) -> WorkOrder | None:
         return await asyncio.to_thread(self.get, key_or_id)
 
-    async def aclose(self, key_or_id: str, **fields: Any) -> tuple[dict[str, Any], bool]:
-        return await asyncio.to_thread(self.close, key_or_id, **fields)
+    async def aclose(self, key_or_id: str, *, closed_by: str, thread_id: str | None = None,
+                     checkpoint_id: str | None = None) -> tuple[WorkOrder, bool]:
+        return await asyncio.to_thread(self.close, key_or_id, closed_by=closed_by, thread_id=thread_id,
+                                       checkpoint_id=checkpoint_id)

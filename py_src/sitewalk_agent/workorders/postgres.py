@@ -27,14 +27,16 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
 
 import psycopg
+from psycopg.rows import TupleRow
 
 from sitewalk_agent.workorders.db import (
     COLUMNS,
+    WorkOrder,
     WorkOrderNotFound,
     WorkOrderUnavailable,
+    as_order,
     check_key,
     latency_s,
     new_order_id,
@@ -76,8 +78,8 @@ def _where(key_or_id: str) -> str:
     return "id" if key_or_id.startswith("WO-") else "key"
 
 
-def _row(found: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    return dict(zip(COLUMNS, found, strict=True)) if found else None
+def _row(found: TupleRow | None) -> WorkOrder | None:
+    return as_order(found) if found else None
 
 
 def _unavailable(exc: psycopg.Error) -> WorkOrderUnavailable:
@@ -96,7 +98,7 @@ class PostgresWorkOrders:
     # -- connections ---------------------------------------------------------------------------------
 
     @contextmanager
-    def _connect(self) -> Iterator[psycopg.Connection[Any]]:
+    def _connect(self) -> Iterator[psycopg.Connection[TupleRow]]:
         try:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S) as connection:
                 if self.url not in _ready:
@@ -109,7 +111,7 @@ class PostgresWorkOrders:
             raise _unavailable(exc) from exc
 
     @asynccontextmanager
-    async def _aconnect(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _aconnect(self) -> AsyncIterator[psycopg.AsyncConnection[TupleRow]]:
         try:
             async with await psycopg.AsyncConnection.connect(self.url, autocommit=True,
                                                              connect_timeout=_CONNECT_TIMEOUT_S) as connection:
@@ -125,7 +127,7 @@ class PostgresWorkOrders:
     # -- the claim, closing, reading (sync: the CLI and tests; async: the graph) ---------------------
 
     def create(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
-               checkpoint_id: str | None = None, priority: str | None = None) -> tuple[dict[str, Any], bool]:
+               checkpoint_id: str | None = None, priority: str | None = None) -> tuple[WorkOrder, bool]:
         """File the order for `key` once: (the order, whether this call created it). See the module."""
         check_key(key)
         values = (key, new_order_id(), subject, substance, thread_id, checkpoint_id, now(), priority)
@@ -139,7 +141,7 @@ class PostgresWorkOrders:
         return order, created
 
     async def acreate(self, key: str, *, subject: str, substance: str = "{}", thread_id: str | None = None,
-                      checkpoint_id: str | None = None, priority: str | None = None) -> tuple[dict[str, Any], bool]:
+                      checkpoint_id: str | None = None, priority: str | None = None) -> tuple[WorkOrder, bool]:
         check_key(key)
         values = (key, new_order_id(), subject, substance, thread_id, checkpoint_id, now(), priority)
         delay = latency_s()
@@ -152,7 +154,7 @@ class PostgresWorkOrders:
         return order, created
 
     def close(self, key_or_id: str, *, closed_by: str, thread_id: str | None = None,
-              checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+              checkpoint_id: str | None = None) -> tuple[WorkOrder, bool]:
         """Close an order (the compensation of filing it): (the order, whether this call closed it)."""
         where = _where(key_or_id)
         with self._connect() as connection:
@@ -164,7 +166,7 @@ class PostgresWorkOrders:
         return order, closed
 
     async def aclose(self, key_or_id: str, *, closed_by: str, thread_id: str | None = None,
-                     checkpoint_id: str | None = None) -> tuple[dict[str, Any], bool]:
+                     checkpoint_id: str | None = None) -> tuple[WorkOrder, bool]:
         where = _where(key_or_id)
         async with self._aconnect() as connection:
             cursor = await connection.execute(_CLOSE.format(where=where),
@@ -175,17 +177,17 @@ class PostgresWorkOrders:
             raise WorkOrderNotFound(f"no work order {key_or_id!r}")
         return order, closed
 
-    def get(self, key_or_id: str) -> dict[str, Any] | None:
+    def get(self, key_or_id: str) -> WorkOrder | None:
         with self._connect() as connection:
             return _row(connection.execute(f"{_SELECT} WHERE {_where(key_or_id)} = %s", (key_or_id,)).fetchone())
 
-    async def aget(self, key_or_id: str) -> dict[str, Any] | None:
+    async def aget(self, key_or_id: str) -> WorkOrder | None:
         async with self._aconnect() as connection:
             cursor = await connection.execute(f"{_SELECT} WHERE {_where(key_or_id)} = %s", (key_or_id,))
             return _row(await cursor.fetchone())
 
-    def orders(self) -> list[dict[str, Any]]:
+    def orders(self) -> list[WorkOrder]:
         """Every order, oldest first."""
         with self._connect() as connection:
             rows = connection.execute(f"{_SELECT} ORDER BY seq").fetchall()
-        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+        return [as_order(row) for row in rows]

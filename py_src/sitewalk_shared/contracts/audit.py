@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from .canonical import sha256_of
 from .store import user_namespace
 
-__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "STATE_HEAD", "ChainProblem", "audit_namespace",
+__all__ = ["GENESIS", "HEAD_KEY", "NAMESPACE", "STATE_HEAD", "ChainHead", "ChainProblem", "audit_namespace",
            "check_committed", "committed_head", "later_head", "record_hash", "record_key", "seal",
            "verify_chain"]
 
@@ -44,6 +44,13 @@ STATE_HEAD = "audit_head"
 """The state key where the graph also commits the chain's head {seq, hash} at each audited step: it is
 checkpointed with the thread, where a client cannot lower it (`later_head`) or remove it without a trace,
 so a tail cut off the store together with its head pointer still shows (`check_committed`)."""
+
+
+class ChainHead(TypedDict):
+    """A chain's last record as the thread's state commits it (`STATE_HEAD`)."""
+
+    seq: int
+    hash: str
 
 
 def audit_namespace(thread_id: str, owner: str | None = None) -> tuple[str, ...]:
@@ -61,11 +68,11 @@ def record_key(seq: int, digest: str) -> str:
     return f"{seq:0{SEQ_WIDTH}d}-{digest[:12]}"
 
 
-def seal(fields: Mapping[str, Any], seq: int, prev_hash: str) -> tuple[str, dict[str, Any]]:
+def seal(fields: Mapping[str, object], seq: int, prev_hash: str) -> tuple[str, dict[str, object]]:
     """The record `fields` as the chain's entry number `seq` after `prev_hash`: (its key, the record)."""
     record = {**fields, "seq": seq, "prev_hash": prev_hash}
-    record["hash"] = record_hash(record)
-    return record_key(seq, record["hash"]), record
+    digest = record["hash"] = record_hash(record)
+    return record_key(seq, digest), record
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,7 @@ def _forks(keys: list[str]) -> ChainProblem | None:
     return None
 
 
-def verify_chain(items: Iterable[tuple[str, Mapping[str, Any]]]) -> ChainProblem | None:
+def verify_chain(items: Iterable[tuple[str, Mapping[str, object]]]) -> ChainProblem | None:
     """None when the chain (store items as (key, value), any order, the head included) is whole.
 
     Otherwise the first problem in chain order: an edited record, a missing one (a gap, or a tail
@@ -141,9 +148,12 @@ def _check_head(head: object, count: int, last_hash: str) -> ChainProblem | None
     return None
 
 
-def committed_head(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What the thread's state keeps of a stored record: its sequence number and hash."""
-    return {"seq": int(record["seq"]), "hash": str(record["hash"])}
+def committed_head(record: Mapping[str, object]) -> ChainHead:
+    """What the thread's state keeps of a stored record (one `seal` made): its sequence number and hash."""
+    seq = record["seq"]
+    if not isinstance(seq, int):
+        raise TypeError(f"not a sealed record: its seq is {seq!r}")
+    return {"seq": int(seq), "hash": str(record["hash"])}
 
 
 def _seq_of(head: object) -> int:
@@ -151,26 +161,26 @@ def _seq_of(head: object) -> int:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else -1
 
 
-def later_head(current: object, new: object) -> Any:
+def later_head(current: object, new: object) -> object:
     """The state's reducer for STATE_HEAD: the head with the higher sequence number wins, so neither a
     fork from an older checkpoint's values nor a client's state update can move it back."""
     return new if _seq_of(new) >= _seq_of(current) else current
 
 
-def check_committed(items: Iterable[tuple[str, Mapping[str, Any]]], committed: Any) -> ChainProblem | None:
+def check_committed(items: Iterable[tuple[str, Mapping[str, object]]], committed: object) -> ChainProblem | None:
     """None when the record the thread's checkpoints committed (`committed`: {seq, hash}, the latest of
     them) is in the chain as it was; otherwise what is wrong (a cut tail, a re-sealed record)."""
     if committed is None:
         return None
-    records = {int(v["seq"]): v for k, v in items if k != HEAD_KEY and isinstance(v, Mapping)
-               and isinstance(v.get("seq"), int)}
+    records = {seq: v for k, v in items if k != HEAD_KEY and isinstance(v, Mapping)
+               and isinstance(seq := v.get("seq"), int)}
     seq = _seq_of(committed)
     found = records.get(seq)
     last = max(records, default=0)
     if found is None:
         return ChainProblem(f"{seq:0{SEQ_WIDTH}d}", f"missing: the thread's checkpoints committed record {seq} "
                                                      f"but the chain ends at record {last}")
-    if found.get("hash") != committed.get("hash"):
+    if not isinstance(committed, Mapping) or found.get("hash") != committed.get("hash"):
         return ChainProblem(record_key(seq, str(found.get("hash"))),
                             f"edited: record {seq} is not the one the thread's checkpoints committed")
     return None

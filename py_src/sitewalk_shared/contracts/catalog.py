@@ -11,9 +11,12 @@ the agent server authorizes every action again when the browser sends it.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from pydantic.json_schema import JsonSchemaValue
 
 # Ids inside props (checklist items, action subjects): short, no markup, no spaces.
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
@@ -162,7 +165,7 @@ CATALOG: dict[str, type[_Props]] = {
 ACCEPTS_CHILDREN = frozenset({"InspectionCard", "Stack", "Row"})
 
 
-def catalog_json_schema() -> dict[str, Any]:
+def catalog_json_schema() -> JsonSchemaValue:
     """The catalog as JSON Schema, for the model's prompt.
 
     {type: {"description": when to use it, "children": bool, "props": JSON Schema}}; the props
@@ -178,7 +181,7 @@ def catalog_json_schema() -> dict[str, Any]:
     }
 
 
-def _props_schema(model: type[_Props]) -> dict[str, Any]:
+def _props_schema(model: type[_Props]) -> JsonSchemaValue:
     schema = model.model_json_schema()
     schema.pop("description", None)  # the component's description above, said once
     schema.pop("title", None)

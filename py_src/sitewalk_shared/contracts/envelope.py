@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -47,7 +47,7 @@ class ToolError(BaseModel):
     model_config = ConfigDict(extra="forbid")
     code: ErrorCode
     message: str = Field(max_length=2000)
-    detail: dict[str, Any] = Field(default_factory=dict)
+    detail: dict[str, object] = Field(default_factory=dict)
 
 
 class _Envelope(BaseModel):
@@ -59,7 +59,7 @@ class _Envelope(BaseModel):
 
 class ToolSuccess(_Envelope):
     ok: Literal[True] = True
-    result: dict[str, Any]
+    result: dict[str, object]
 
 
 class ToolFailure(_Envelope):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -56,7 +55,7 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.casefold())
 
 
-def reviewed_substance(inspection_id: str, subject: str) -> dict[str, Any]:
+def reviewed_substance(inspection_id: str, subject: str) -> dict[str, str]:
     """The substance of a reviewed order: the inspection and the subject, as words."""
     return {"inspection_id": inspection_id, "subject": " ".join(_words(subject)) or subject.strip()}
 

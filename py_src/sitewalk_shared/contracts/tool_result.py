@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 __all__ = ["EDIT_NOTICE_START", "REJECTED_BY_REVIEWER", "ToolResult", "read_tool_result", "rejection",
            "tool_envelope"]
@@ -30,12 +30,19 @@ _WITH_ARGS = " with arguments "
 _RESPONSE = "Tool response:"
 
 
+class ExecutedCall(TypedDict):
+    """The edited call that ran, as LangChain's edit notice names it."""
+
+    name: str
+    args: dict[str, object]
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """`body`: the tool's own response text; `executed`: `{"name", "args"}` of the edited call that ran, or None."""
 
     body: str
-    executed: dict[str, Any] | None = None
+    executed: ExecutedCall | None = None
 
     @property
     def edited(self) -> bool:
@@ -60,7 +67,7 @@ def read_tool_result(content: object) -> ToolResult:
     return ToolResult(body.strip(), _executed(head))
 
 
-def _executed(notice: str) -> dict[str, Any] | None:
+def _executed(notice: str) -> ExecutedCall | None:
     _, found, rest = notice.partition(_EXECUTED)
     name, found_args, args_text = rest.partition(_WITH_ARGS)
     if not found or not found_args:
@@ -72,7 +79,7 @@ def _executed(notice: str) -> dict[str, Any] | None:
     return {"name": name.strip(), "args": args} if isinstance(args, dict) else None
 
 
-def tool_envelope(content: object) -> dict[str, Any] | None:
+def tool_envelope(content: object) -> dict[str, object] | None:
     """The JSON object the tool answered (after any edit notice), or None when it is not one."""
     try:
         body = json.loads(read_tool_result(content).body)
@@ -86,7 +93,7 @@ REJECTED_BY_REVIEWER = "rejected_by_reviewer"
 "reason": ...}`, `sitewalk_agent.review`): that call did not run, a person decided so."""
 
 
-def rejection(message: Mapping[str, Any]) -> str | None:
+def rejection(message: Mapping[str, object]) -> str | None:
     """For a tool message (a dict, as the state holds it) of a call the reviewer rejected: the reviewer's
     reason ("" when none was given). None for any other message. Also knows LangChain's own mark on a
     rejection (`lc_data.decision`), for threads from before the artifact said so."""
@@ -94,8 +101,8 @@ def rejection(message: Mapping[str, Any]) -> str | None:
     if isinstance(artifact, Mapping) and artifact.get(REJECTED_BY_REVIEWER) is True:
         reason = artifact.get("reason")
         return reason if isinstance(reason, str) else ""
-    marked = (message.get("additional_kwargs") or {}).get("lc_data") if isinstance(
-        message.get("additional_kwargs"), Mapping) else None
+    kwargs = message.get("additional_kwargs")
+    marked = kwargs.get("lc_data") if isinstance(kwargs, Mapping) else None
     if message.get("status") == "error" and isinstance(marked, Mapping) and marked.get("decision") == "reject":
         return ""
     return None

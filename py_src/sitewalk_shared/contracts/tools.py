@@ -10,16 +10,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_jsonable_python
+
+if TYPE_CHECKING:
+    from pydantic.config import JsonDict
 
 from .canonical import sha256_of
 
 PROTOCOL_VERSION = "sitewalk.headless/1"
 
-def local_only(summary: str | None = None) -> dict[str, Any]:
+def local_only(summary: str | None = None) -> JsonDict:
     """`json_schema_extra` for a result field that never leaves the device. `summary` names a bool
     field of the same model that is sent instead (whether the local field has a value)."""
     return {"local_only": True, **({"local_summary": summary} if summary else {})}

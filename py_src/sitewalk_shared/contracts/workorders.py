@@ -17,7 +17,6 @@ not from a guess. Shared by the agent (writes) and the browser (reads); plain da
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .store import user_namespace
 
@@ -32,6 +31,6 @@ def work_orders_namespace(owner: str | None = None) -> tuple[str, ...]:
     return user_namespace(owner, *NAMESPACE)
 
 
-def mirror_of(order: Mapping[str, object], inspection_id: str | None) -> dict[str, Any]:
+def mirror_of(order: Mapping[str, object], inspection_id: str | None) -> dict[str, object]:
     """The public fields of a ticket-system row (no substance, no who-closed-it), as the mirror keeps them."""
     return {**{field: order.get(field) for field in MIRRORED}, "inspection_id": inspection_id}

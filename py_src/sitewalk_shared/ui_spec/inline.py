@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 from .patch_stream import PatchStream, empty_spec
 from .validate import Issue, validate_spec
@@ -116,7 +115,8 @@ def split_inline(text: str) -> tuple[str, str]:
     return prose + splitter.close(), patch
 
 
-def apply_inline_spec(text: str, on_record: Mapping[str, object] | None) -> tuple[dict[str, Any], list[Issue]] | None:
+def apply_inline_spec(text: str, on_record: Mapping[str, object] | None
+                      ) -> tuple[dict[str, object], list[Issue]] | None:
     """The screen a message's patch lines make of the screen on record, and its issues.
 
     None when the message has no patch line. A skipped (bad) patch line is an issue: the spec

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from collections.abc import Mapping
 
 import jsonpatch
 import jsonpointer
@@ -33,7 +33,7 @@ _MAX_LINE = 1_000_000
 _OPS = {"add", "remove", "replace", "move", "copy", "test"}
 
 
-def empty_spec() -> dict[str, Any]:
+def empty_spec() -> dict[str, object]:
     """The document a patch stream starts from (json-render's empty spec)."""
     return {"root": "", "elements": {}}
 
@@ -41,8 +41,8 @@ def empty_spec() -> dict[str, Any]:
 class PatchStream:
     """Feed text; read `spec` (the document), `issues`, `complete()`."""
 
-    def __init__(self, spec: dict[str, Any] | None = None) -> None:
-        self._spec: dict[str, Any] = spec if spec is not None else empty_spec()
+    def __init__(self, spec: dict[str, object] | None = None) -> None:
+        self._spec: dict[str, object] = spec if spec is not None else empty_spec()
         self._own: set[str] = set()  # elements copied since `spec` was last read: safe to change in place
         self.issues: list[Issue] = []
         self.applied = 0  # ops applied
@@ -53,7 +53,7 @@ class PatchStream:
         self._touched: set[str] | None = set()  # elements changed since take_touched() (None: maybe all)
 
     @property
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> dict[str, object]:
         """The document so far. Whoever reads it may keep it: later ops leave what was read unchanged."""
         self._own.clear()
         return self._spec
@@ -141,12 +141,12 @@ class PatchStream:
         elif self._touched is not None:
             self._touched.add(element)
 
-    def _copy_before_change(self, element: str | None, op: dict[str, Any]) -> None:
+    def _copy_before_change(self, element: str | None, op: Mapping[str, object]) -> None:
         """Copy-on-write: an op inside an element handed out (see `spec`) changes a copy of it."""
         elements = self._spec.get("elements")
         if element is None or element in self._own or op["op"] == "test" or not isinstance(elements, dict):
             return
-        if op["path"].count("/") > 2 and isinstance(elements.get(element), dict | list):
+        if str(op["path"]).count("/") > 2 and isinstance(elements.get(element), dict | list):
             elements[element] = copy.deepcopy(elements[element])
         self._own.add(element)  # a whole element put by the op is new too (its value was parsed for it)
 
