@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -59,7 +59,7 @@ class Server:
 
     async def run(self, value: Any, config: dict[str, Any]) -> list[Any]:
         runtime = SimpleNamespace(access_context="threads.create_run", store=self.store)
-        async with inspection(config, runtime) as graph:
+        async with inspection(config, cast(Any, runtime)) as graph:
             self.graph = graph.copy(update={"checkpointer": self.saver, "store": self.store})
             await self.graph.ainvoke(value, config)
         return list((await self.graph.aget_state(_thread(config))).interrupts)
@@ -75,6 +75,7 @@ def _config(thread: str, **more: str) -> dict[str, Any]:
 
 def _hex(span: ReadableSpan) -> tuple[str, str, str | None]:
     ctx = span.get_span_context()
+    assert ctx is not None
     return f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}", f"{span.parent.span_id:016x}" if span.parent else None
 
 
@@ -124,11 +125,12 @@ def test_a_review_names_a_review_span_and_the_approved_work_order_is_in_the_same
                                    _config("t-review"))
         order = next(i for i in pending if i.value["name"] == "create_work_order")
         parent = parse_traceparent(order.value["traceparent"])
+        assert parent is not None
         review = _by_id(spans)[parent.span_id]
         assert review.name == REVIEW_SPAN and parent.trace_id == inspection_root("t-review").trace_id
-        assert review.attributes["sitewalk.tool_call_id"] == order.value["tool_call_id"]
-        assert review.attributes["sitewalk.args_revision"] == 1
-        assert not any(json.dumps(order.value["args"]) in str(v) for v in review.attributes.values())
+        attrs = dict(review.attributes or {})
+        assert attrs["sitewalk.tool_call_id"] == order.value["tool_call_id"] and attrs["sitewalk.args_revision"] == 1
+        assert not any(json.dumps(order.value["args"]) in str(v) for v in attrs.values())
         decision = {"type": "approve", "args_revision": 1, "args_hash": order.value["args_hash"]}
         await server.run(Command(resume={order.id: decision}), _config("t-review"))
 
@@ -166,7 +168,7 @@ def test_a_replay_from_a_checkpoint_is_a_trace_of_its_own_linked_to_the_inspecti
 def test_reads_of_the_graph_are_not_traced_as_runs(spans):
     async def scenario() -> None:
         runtime = SimpleNamespace(access_context="threads.read", store=InMemoryStore())
-        async with inspection(_config("t-read"), runtime):
+        async with inspection(_config("t-read"), cast(Any, runtime)):
             pass
 
     asyncio.run(scenario())
