@@ -160,7 +160,10 @@ def test_a_replay_from_a_checkpoint_is_a_trace_of_its_own_linked_to_the_inspecti
     assert len([s for s in finished if s.name == "inspection"]) == 2  # the replay and the later run
     [root_span] = [s for s in finished if s.name == ROOT_SPAN]
     assert _hex(root_span) == (replay.trace_id, replay.span_id, None)
-    assert root_span.attributes["sitewalk.forked_from"] == checkpoint
+    attrs = dict(root_span.attributes or {})
+    assert attrs["sitewalk.forked_from"] == checkpoint
+    assert (attrs["sitewalk.forked_from_trace_id"], attrs["sitewalk.forked_from_span_id"]) == \
+        (original.trace_id, original.span_id)
     [link] = root_span.links
     assert (f"{link.context.trace_id:032x}", f"{link.context.span_id:016x}") == (original.trace_id, original.span_id)
 

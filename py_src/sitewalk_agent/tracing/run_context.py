@@ -9,8 +9,10 @@ run it saw), so the trace has a real root.
 
 A run started from a checkpoint without a resume (a replay or a fork: the run's config names a
 `checkpoint_id`) begins a trace of its own, `forked_from` that checkpoint, whose root links to the
-inspection's root. The thread's later runs (resumes, new input) continue the branch the thread is on, so the
-thread's trace head (the checkpoint of its last fork, or none) is kept in the server's store.
+inspection's root (an OpenTelemetry link, and the attributes `sitewalk.forked_from_trace_id` and
+`sitewalk.forked_from_span_id` for backends that keep no links). The thread's later runs (resumes, new
+input) continue the branch the thread is on, so the thread's trace head (the checkpoint of its last fork,
+or none) is kept in the server's store.
 """
 
 from __future__ import annotations
@@ -119,12 +121,13 @@ def emit_root_once(run: RunTrace, provider: TracerProvider, started: int) -> Non
     _EMITTED[key] = None
     while len(_EMITTED) > _EMITTED_MAX:
         _EMITTED.popitem(last=False)
-    root = run.root()
+    root, left = run.root(), inspection_root(run.thread_id)
     tracer = provider.get_tracer("sitewalk.tracing")
     tracer.id_generator = PinnedIds(tracer.id_generator)  # type: ignore[attr-defined]  # the SDK tracer's own
-    links = [Link(_remote_parent(inspection_root(run.thread_id)), {"sitewalk.link": "forked_from"})] \
-        if run.forked_from else []
+    links = [Link(_remote_parent(left), {"sitewalk.link": "forked_from"})] if run.forked_from else []
     attrs = {key: value for key, value in run.attributes().items() if key != "sitewalk.run_id"}
+    if run.forked_from:  # the link as attributes too: not every backend keeps links (Phoenix does not)
+        attrs.update({"sitewalk.forked_from_trace_id": left.trace_id, "sitewalk.forked_from_span_id": left.span_id})
     with pinned(root.trace_id, root.span_id):
         span = tracer.start_span(ROOT_SPAN, context=Context(), start_time=started, links=links, attributes=attrs)
     span.end()

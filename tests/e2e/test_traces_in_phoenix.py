@@ -1,0 +1,109 @@
+"""Tracing end to end (issue 27): Chromium drives an inspection on an agent server that traces into a real
+Phoenix (`traced_server`, `phoenix`), and the spans are read back through Phoenix's own API.
+
+One inspection (a denied geolocation, the draft read, its screen, then a per-call review of the proposed
+work orders) is one trace: every run of the thread under the inspection's root span, the headless calls'
+and the review's spans named by the traceparent their interrupt values carried. A replay is a trace of its
+own, linked to the inspection it left. Runs on both servers (`./sw test-durable` for Aegra)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+from playwright.sync_api import expect
+
+from sitewalk_shared.contracts.trace_wire import inspection_root
+
+DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana", "findings": ["crack"], "risk": "low"}
+ROOT_SPAN = "sitewalk.inspection"  # sitewalk_agent.tracing.run_context.ROOT_SPAN
+REVIEW_SPAN = "sitewalk.review"  # sitewalk_agent.tracing.interrupts.REVIEW_SPAN
+
+
+def _thread_id(app) -> str:
+    return json.loads(app.local_storage("sitewalk:current-thread"))["thread_id"]
+
+
+def _say(app, text: str) -> None:
+    app.page.fill("#sw-message", text)
+    app.page.click("#sw-send")
+
+
+def _inspection(app, inspection_id: str) -> str:
+    """Start with a denied geolocation, read the draft onto the screen, then approve one proposed work order."""
+    app.open()
+    app.seed_idb(f"sitewalk:draft:{inspection_id}", json.dumps({**DRAFT, "inspection_id": inspection_id}))
+    app.begin(inspection_id, "script: locate")
+    dialog = app.page.get_by_role("dialog", name="Share this device's position?")
+    dialog.get_by_role("button", name="Allow").click()  # headless Chromium then denies: no grant
+    app.page.get_by_role("dialog", name="Type the position?").get_by_role("button", name="Don't share").click()
+    app.wait_finished(inspection_id)
+    assert "Pier 4, north berth" in app.page.locator("#sw-screen").inner_text()
+    _say(app, "propose the work orders")
+    cards = app.page.locator("#sw-reviews article.sw-review")
+    app.wait_status(inspection_id, "waiting for your review (3)")
+    app.open()  # the cards of reviews a follow-up asked for are drawn when the inspection is reopened
+    expect(cards).to_have_count(3, timeout=60_000)
+    order = app.page.locator("#sw-reviews article.sw-review[data-tool='create_work_order']").first
+    order.get_by_role("button", name="Approve").click()
+    app.page.locator("#sw-reviews [data-review-action='send']").click()
+    expect(cards).to_have_count(2, timeout=60_000)
+    return _thread_id(app)
+
+
+def _children(spans: list[dict], parent_id: str) -> list[dict]:
+    return [s for s in spans if s.get("parent_id") == parent_id]
+
+
+def _runs_done(trace_id: str, runs: int):
+    def check(spans: list[dict]) -> bool:
+        mine = [s for s in spans if s["context"]["trace_id"] == trace_id]
+        return sum(s["name"] == "inspection" for s in mine) >= runs and any(s["name"] == ROOT_SPAN for s in mine)
+    return check
+
+
+def test_an_inspections_server_spans_are_one_trace_in_phoenix(app_for, traced_server, phoenix):
+    app = app_for(traced_server)
+    thread_id = _inspection(app, f"inspection-traced-{uuid.uuid4().hex[:6]}")
+    root = inspection_root(thread_id)
+    runs = httpx.get(f"{traced_server}/threads/{thread_id}/runs", params={"limit": 50}, timeout=30).json()
+    spans = phoenix.wait_for(_runs_done(root.trace_id, len(runs)))
+    trace = [s for s in spans if s["context"]["trace_id"] == root.trace_id]
+    # one trace: the root span with the agreed ids, each run of the thread a child of it
+    [top] = [s for s in trace if s["name"] == ROOT_SPAN]
+    assert top["context"]["span_id"] == root.span_id and not top.get("parent_id")
+    assert len([s for s in _children(trace, root.span_id) if s["name"] == "inspection"]) == len(runs) >= 4
+    assert not [s for s in spans if s["attributes"].get("sitewalk.thread_id") == thread_id
+                and s["context"]["trace_id"] != root.trace_id]
+    names = {s["name"] for s in trace}
+    assert {"get_current_location", "read_local_draft", "render_ui", REVIEW_SPAN, "create_work_order"} <= names
+    reviews = [s for s in trace if s["name"] == REVIEW_SPAN]
+    assert len(reviews) >= 3 and all(s["attributes"]["sitewalk.tool_call_id"] for s in reviews)
+
+
+def _review_checkpoint(server: str, thread_id: str) -> str:
+    """The checkpoint where the proposed work orders waited for their reviews."""
+    history = httpx.post(f"{server}/threads/{thread_id}/history", json={"limit": 100}, timeout=30).json()
+    waiting = [h for h in history if any(((i.get("value") or {}).get("type") == "tool_approval")
+                                         for t in h.get("tasks", []) for i in t.get("interrupts", []))]
+    return str(waiting[-1]["checkpoint"]["checkpoint_id"])  # the oldest: before any decision
+
+
+def test_a_replay_is_a_trace_of_its_own_linked_to_the_inspection_it_left(app_for, traced_server, phoenix):
+    app = app_for(traced_server)
+    thread_id = _inspection(app, f"inspection-replay-{uuid.uuid4().hex[:6]}")
+    checkpoint = _review_checkpoint(traced_server, thread_id)
+    body = {"assistant_id": "inspection", "input": None, "checkpoint_id": checkpoint}
+    httpx.post(f"{traced_server}/threads/{thread_id}/runs/wait", json=body, timeout=120).raise_for_status()
+    replay, left = inspection_root(thread_id, checkpoint), inspection_root(thread_id)
+    spans = phoenix.wait_for(_runs_done(replay.trace_id, 1))
+    trace = [s for s in spans if s["context"]["trace_id"] == replay.trace_id]
+    [top] = [s for s in trace if s["name"] == ROOT_SPAN]
+    assert top["context"]["span_id"] == replay.span_id
+    assert top["attributes"]["sitewalk.forked_from"] == checkpoint
+    assert (top["attributes"]["sitewalk.forked_from_trace_id"], top["attributes"]["sitewalk.forked_from_span_id"]) \
+        == (left.trace_id, left.span_id)
+    # the replay asked for the reviews again, in its own trace; the inspection's trace has none of its runs
+    assert any(s["name"] == REVIEW_SPAN for s in trace)
+    assert all(s["attributes"].get("sitewalk.forked_from") == checkpoint for s in trace)
