@@ -200,3 +200,21 @@ def test_with_tracing_off_nothing_is_installed_or_imported_and_no_traceparent_is
     env = {k: v for k, v in __import__("os").environ.items() if k != "SITEWALK_TRACES"}
     done = subprocess.run([sys.executable, "-c", OFF], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "off", done.stderr[-2000:]
+
+
+ON = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from openinference.instrumentation.langchain import LangChainInstrumentor
+import sitewalk_agent.graph
+assert isinstance(trace.get_tracer_provider(), TracerProvider)
+assert LangChainInstrumentor().is_instrumented_by_opentelemetry
+print("on")
+"""
+
+
+def test_with_tracing_on_the_graph_module_installs_the_provider_at_the_servers_start():
+    """Without the tracing factory (a langgraph.json of the operator's own) the spans still go out."""
+    env = {**__import__("os").environ, "SITEWALK_TRACES": "http://127.0.0.1:9/v1/traces"}
+    done = subprocess.run([sys.executable, "-c", ON], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "on", done.stderr[-2000:]
