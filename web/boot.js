@@ -7,7 +7,7 @@
 //                                "builtFor": str | None, "connectSrc": [str] | None,
 //                                "stallParam": str | None, "streamStallSeconds": as written | None,
 //                                "stuckParam": str | None, "stuckSeconds": as written | None,
-//                                "serviceWorkerUrl": str,
+//                                "serviceWorkerUrl": str, "traces": bool,
 //                                ...every other key of config.json, as written})
 //   (readConfig below: ?server=, ?assistant=, ?stall=, ?stuck= win over config.json; docs/operating.md
 //   has the table of every setting.)
@@ -403,6 +403,7 @@ async function start() {
     stallParam: config.stallParam, streamStallSeconds: config.streamStallSeconds,
     stuckParam: config.stuckParam, stuckSeconds: config.stuckSeconds,
     builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
+    traces: config.traces === true,
   });
   boot.appStarting = performance.now();
   try {

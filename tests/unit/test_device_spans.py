@@ -5,6 +5,7 @@ device's times, under the parent the device named, each device span once (OTel's
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -21,7 +22,7 @@ ROOT = inspection_root(THREAD)
 SERVER_SPAN = "00f067aa0ba902b7"  # the tool call's span the interrupt's traceparent named
 
 
-def span(name: str, span_id: str, parent: str = SERVER_SPAN, **attributes: object) -> dict[str, object]:
+def span(name: str, span_id: str, parent: str = SERVER_SPAN, **attributes: Any) -> dict[str, Any]:
     return {"name": name, "trace_id": ROOT.trace_id, "span_id": span_id, "parent_span_id": parent,
             "start_unix_nano": 1_700_000_000_000_000_000, "end_unix_nano": 1_700_000_000_250_000_000,
             "attributes": {"sitewalk.thread_id": THREAD, **attributes}, "status": "ok"}
@@ -33,10 +34,11 @@ def batch(*spans: dict[str, object]) -> dict[str, object]:
 
 def headless_batch() -> dict[str, object]:
     """A headless call's span and its child, the child first (the order the device finishes them)."""
-    child = span("device.device_api", "2222222222222222", parent="1111111111111111", **{"sitewalk.device_api": "geolocation"})
+    child = span("device.device_api", "2222222222222222", parent="1111111111111111",
+                 **{"sitewalk.device_api": "geolocation"})
     child.update(status="error", error_code="permission_denied")
-    return batch(child, span("device.headless_tool", "1111111111111111", **{"sitewalk.tool_call_id": "call_1",
-                                                                            "sitewalk.result_bytes": 120}))
+    tool_attributes: dict[str, Any] = {"sitewalk.tool_call_id": "call_1", "sitewalk.result_bytes": 120}
+    return batch(child, span("device.headless_tool", "1111111111111111", **tool_attributes))
 
 
 @pytest.fixture
@@ -74,7 +76,8 @@ def test_a_fork_names_its_own_trace():
     fork = inspection_root(THREAD, "checkpoint-9")
     forked = span("device.screen", "3333333333333333")
     forked["trace_id"] = fork.trace_id
-    assert read_batch({"thread_id": THREAD, "forked_from": "checkpoint-9", "spans": [forked]}).forked_from == "checkpoint-9"
+    taken = read_batch({"thread_id": THREAD, "forked_from": "checkpoint-9", "spans": [forked]})
+    assert taken.forked_from == "checkpoint-9"
     with pytest.raises(DeviceSpansRefused) as refused:
         read_batch(batch(forked))  # without the fork it is not this inspection's trace
     assert refused.value.code == "foreign_trace"

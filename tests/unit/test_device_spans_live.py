@@ -59,7 +59,7 @@ def test_bad_batches_get_typed_refusals_and_the_page_may_read_them(agent_server)
     with httpx.Client(base_url=agent_server, timeout=30) as client:
         thread_id = new_thread(client)
         bad_name = device_batch(thread_id)
-        bad_name["spans"][0]["name"] = "device.whatever"  # type: ignore[index]
+        bad_name["spans"][0]["name"] = "device.whatever"
         refused = client.post(ROUTE, json=bad_name, headers=origin)
         not_json = client.post(ROUTE, content=b"{", headers=origin)
         too_big = client.post(ROUTE, content=b" " * (MAX_BODY_BYTES + 1), headers=origin)

@@ -23,11 +23,11 @@ import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from sitewalk_shared.contracts.device_trace import ROUTE
+
 from .device_spans import MAX_BODY_BYTES, DeviceSpanExporter, DeviceSpansRefused, read_batch
 
 __all__ = ["ROUTE", "app"]
-
-ROUTE = "/sitewalk/device-spans"
 
 # No docs or OpenAPI routes of its own: they would shadow the agent server's.
 app = FastAPI(title="Sitewalk device spans", docs_url=None, redoc_url=None, openapi_url=None)

@@ -23,11 +23,13 @@ __all__ = [
     "MAX_ATTRIBUTES",
     "MAX_SPANS_PER_BATCH",
     "PERMISSION_STATES",
+    "ROUTE",
     "SPAN_NAMES",
     "allowed_value",
     "span_issues",
 ]
 
+ROUTE = "/sitewalk/device-spans"  # where the page posts its spans on the agent server
 MAX_SPANS_PER_BATCH = 200
 MAX_ATTRIBUTES = 16
 MAX_INT = 2**53  # what a JSON number keeps exactly on both sides
