@@ -228,7 +228,7 @@ async function whyNotLoaded(missing) {
 
 // The rest of the stdlib (bundle.stdlibRest) and of the pure packages (bundle.sitePackagesRest): each
 // boot archive holds what the app imports; a module outside it is fetched the first time an import needs
-// it, by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
+// it (so are the app's modules only a setting turns on, bundle.appRest: device tracing), by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
 // An import cannot await, so the finder fetches synchronously; the finder checks the sha256 of the bytes
 // (bytes that differ are refused with RestArchiveTampered, an ImportError, and neither written nor kept).
 // A synchronous request may bypass the service worker, so the page keeps the archive in the worker's
@@ -338,7 +338,7 @@ async function start() {
   boot.version = bundle.version;
   const archive = bundle.archive;
   const archivePromise = fetchArchive(archive);
-  const rests = [bundle.stdlibRest, bundle.sitePackagesRest].filter(Boolean);
+  const rests = [bundle.stdlibRest, bundle.sitePackagesRest, bundle.appRest].filter(Boolean);
   const keptRests = rests.map(keptRest);
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
