@@ -317,3 +317,31 @@ def test_ids_and_checkpoints():
     assert len({new_span_id() for _ in range(100)}) == 100
     assert all(len(i) == 16 and int(i, 16) for i in (new_span_id() for _ in range(10)))
     assert checkpoint_of({"checkpoint": {"checkpoint_id": "c"}}) == "c" and checkpoint_of(None) is None
+
+
+def test_a_run_from_a_checkpoint_puts_the_next_spans_in_the_forks_trace_and_a_resume_does_not():
+    rec, server = recorder(), Server()
+    tracing = DeviceTracing(rec, SpanSender(rec, server.post), asyncio.ensure_future)
+    trace_hooks.install(tracing)
+    try:
+        trace_hooks.thread("thread-1")
+        trace_hooks.run_from("thread-1", {"command": {"resume": {}}, "checkpoint_id": "ignored"})
+        trace_hooks.run_from("thread-1", {"input": None})
+        with trace_hooks.span("device.screen"):
+            pass
+        trace_hooks.run_from("thread-1", {"input": None, "checkpoint": {"checkpoint_id": "cp-7", "checkpoint_ns": ""}})
+        trace_hooks.thread("thread-1", {})  # the same thread again: still on the fork's branch
+        with trace_hooks.span("device.screen"):
+            pass
+        trace_hooks.run_from("thread-1", {"input": None, "checkpoint_id": "cp-9"})
+        with trace_hooks.span("device.screen"):
+            pass
+    finally:
+        trace_hooks.install(None)
+    ready = rec.take_ready()
+    assert [key for key in ready] == [("thread-1", None), ("thread-1", "cp-7"), ("thread-1", "cp-9")]
+    [forked] = ready[("thread-1", "cp-7")]
+    assert forked["trace_id"] == inspection_root("thread-1", "cp-7").trace_id
+    for key, spans in ready.items():  # the server takes each batch as its fork's
+        server.exporter.export(read_batch({"thread_id": key[0], "forked_from": key[1], "spans": spans}))
+    assert len(server.memory.get_finished_spans()) == 3

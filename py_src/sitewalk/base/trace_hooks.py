@@ -18,7 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-__all__ = ["OFF", "Recorder", "SpanHandle", "decisions", "flush", "install", "on", "permission", "span", "thread"]
+__all__ = ["OFF", "Recorder", "SpanHandle", "decisions", "flush", "install", "on", "permission", "run_from", "span",
+           "thread"]
 
 
 class SpanHandle(Protocol):
@@ -47,6 +48,9 @@ class Recorder(Protocol):
         ...
 
     def flush(self) -> None:
+        ...
+
+    def forked(self, thread_id: str, checkpoint_id: str) -> None:
         ...
 
 
@@ -105,6 +109,17 @@ def thread(thread_id: str, state: Mapping[str, Any] | None = None, forked_from: 
     step the next spans are at) and the checkpoint a fork left."""
     if _recorder is not None:
         _recorder.thread(thread_id, forked_from, state)
+
+
+def run_from(thread_id: str, run_kwargs: Mapping[str, object]) -> None:
+    """A run is about to start: one from a checkpoint (a replay, a fork; not a resume) begins a trace of its own,
+    `forked_from` that checkpoint, as the server names it (`inspection_root(thread_id, checkpoint_id)`)."""
+    if _recorder is None or run_kwargs.get("command") is not None:
+        return
+    checkpoint = run_kwargs.get("checkpoint")
+    found = checkpoint.get("checkpoint_id") if isinstance(checkpoint, Mapping) else run_kwargs.get("checkpoint_id")
+    if isinstance(found, str) and found:
+        _recorder.forked(thread_id, found)
 
 
 def flush() -> None:

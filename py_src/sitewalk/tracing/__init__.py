@@ -62,6 +62,9 @@ class DeviceTracing:
             record_boot(self.recorder, marks)
         self.recorder.thread(thread_id, forked_from, checkpoint_of(state))
 
+    def forked(self, thread_id: str, checkpoint_id: str) -> None:
+        self.recorder.thread(thread_id, checkpoint_id, None)
+
     def flush(self) -> None:
         if self._sending:
             self._again = True  # one send at a time: the one going sends again when it is done

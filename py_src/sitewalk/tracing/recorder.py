@@ -111,6 +111,10 @@ class Recorder:
                 self._finish(made)
 
     def thread(self, thread_id: str, forked_from: str | None = None, checkpoint_id: str | None = None) -> None:
+        """The inspection from now on; on the same thread without a `forked_from`, the branch it is on stays
+        (the server's later runs continue a fork's trace too)."""
+        if forked_from is None and self.key is not None and self.key[0] == thread_id:
+            forked_from = self.key[1]
         self.key = (thread_id, forked_from)
         self.checkpoint_id = checkpoint_id or self.checkpoint_id  # stamped on the spans made from now on
         self._place()
