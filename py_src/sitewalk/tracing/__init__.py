@@ -17,17 +17,10 @@ from typing import Any
 
 from ..base import trace_hooks
 from .boot import record_boot
-from .recorder import Recorder
+from .recorder import Recorder, checkpoint_of
 from .sender import Post, SpanSender
 
 __all__ = ["DeviceTracing", "checkpoint_of", "start"]
-
-
-def checkpoint_of(state: Mapping[str, Any] | None) -> str | None:
-    """The checkpoint id a thread state is at, or None."""
-    checkpoint = state.get("checkpoint") if isinstance(state, Mapping) else None
-    found = checkpoint.get("checkpoint_id") if isinstance(checkpoint, Mapping) else None
-    return found if isinstance(found, str) else None
 
 
 def new_span_id() -> str:

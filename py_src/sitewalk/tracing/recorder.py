@@ -35,7 +35,7 @@ from sitewalk_shared.contracts.trace_wire import (
     parse_traceparent,
 )
 
-__all__ = ["BatchKey", "Recorder"]
+__all__ = ["BatchKey", "Recorder", "checkpoint_of"]
 
 BatchKey = tuple[str, str | None]  # (thread_id, forked_from): the inspection whose trace a span is in
 _OPEN: ContextVar[_Span | None] = ContextVar("sitewalk_device_span", default=None)
@@ -97,12 +97,14 @@ class Recorder:
     def decisions(self, state: Mapping[str, Any], sent: Mapping[str, Mapping[str, Any]]) -> Iterator[None]:
         """One span per review decision in `sent`, each under the traceparent of its interrupt in `state`."""
         values = _interrupt_values(state)
+        checkpoint_id = checkpoint_of(state) or self.checkpoint_id
         spans = []
         for interrupt_id, decision in sent.items():
             value = values.get(interrupt_id, {})
             made = _Span("device.review_decision", self.new_id(), self.clock(), remote=_traceparent(value))
             _Handle(made, self).set(interrupt_id=interrupt_id, tool_call_id=value.get("tool_call_id"),
-                                    tool_name=value.get("name"), decision=decision.get("type"))
+                                    tool_name=value.get("name"), decision=decision.get("type"),
+                                    checkpoint_id=checkpoint_id)
             spans.append(made)
         try:
             yield None
@@ -201,6 +203,14 @@ class _Handle:
                  issue_codes=",".join(codes[:20]))
         if issues:
             self.fail("invalid_spec")
+
+
+def checkpoint_of(state: Mapping[str, Any] | None) -> str | None:
+    """The checkpoint id a thread state (as the server answers it) is at, or None (a state built from a
+    stream has none: the span then has no checkpoint id; the server's span it nests under has its step)."""
+    checkpoint = state.get("checkpoint") if isinstance(state, Mapping) else None
+    found = checkpoint.get("checkpoint_id") if isinstance(checkpoint, Mapping) else None
+    return found if isinstance(found, str) else None
 
 
 def _traceparent(carrier: object) -> SpanParent | None:
