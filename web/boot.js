@@ -160,7 +160,7 @@ async function readConfig() {
   const stuckParam = new URLSearchParams(location.search).get("stuck");
   return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId,
            stallParam, streamStallSeconds: cfg.streamStallSeconds ?? null, stuckParam, stuckSeconds: cfg.stuckSeconds ?? null,
-           baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null,
+           baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null, traces: cfg.traces === true,
            connectSrc: Array.isArray(cfg.connectSrc) ? cfg.connectSrc : null };
 }
 
@@ -403,7 +403,7 @@ async function start() {
     stallParam: config.stallParam, streamStallSeconds: config.streamStallSeconds,
     stuckParam: config.stuckParam, stuckSeconds: config.stuckSeconds,
     builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
-    traces: config.traces === true,
+    traces: config.traces,
   });
   boot.appStarting = performance.now();
   try {
