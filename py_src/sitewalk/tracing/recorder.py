@@ -160,12 +160,13 @@ class Recorder:
         trace_id = outer.remote.trace_id if outer.remote is not None else root.trace_id
         parent_id = (made.parent.span_id if made.parent is not None
                      else made.remote.span_id if made.remote is not None else root.span_id)
-        attributes = {**made.attributes, "sitewalk.thread_id": key[0]}
+        attributes = dict(made.attributes)  # each kept by `_Handle.set`'s allowlist check
+        if allowed_value("sitewalk.thread_id", key[0]):
+            attributes["sitewalk.thread_id"] = key[0]
         span: DeviceSpan = {"name": made.name, "trace_id": trace_id, "span_id": made.span_id,
                             "parent_span_id": parent_id, "start_unix_nano": made.start,
                             "end_unix_nano": max(made.start, made.end or made.start),
-                            "attributes": {k: cast(AttributeValue, v) for k, v in attributes.items()
-                                           if allowed_value(k, v)},
+                            "attributes": cast(dict[str, AttributeValue], attributes),
                             "status": "error" if made.error_code else "ok"}
         if made.error_code:
             span["error_code"] = made.error_code
