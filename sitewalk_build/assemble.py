@@ -76,6 +76,7 @@ class Site:
     cache: Path
     assistant_id: str | None = None  # written into config.json (the app's default when None)
     limits: dict[str, float] = field(default_factory=dict)  # config.json's run limits (LIMIT_KEYS), as given
+    traces: bool = False  # config.json's "traces": the browser traces (issue 27; `./sw serve --traces`)
     jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
     zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
     installed: Wheels = field(default_factory=list)  # installed by loadPackage (native code; the app)
@@ -310,6 +311,8 @@ def describe_boot(site: Site) -> None:
     if site.assistant_id:  # an input of the build like the server URL: precached with the rest
         config["assistantId"] = site.assistant_id
     config.update(site.limits)  # streamStallSeconds, stuckSeconds: checked by the CLI (sitewalk.base.seconds)
+    if site.traces:  # absent = off: the browser then loads no tracing code at all
+        config["traces"] = True
     (site.staging / "config.json").write_text(json.dumps(config, indent=1) + "\n")
 
 
@@ -405,6 +408,7 @@ def write_build_stamp(site: Site) -> None:
         "agentServerUrl": site.server_url,
         "assistantId": site.assistant_id,
         "limits": site.limits,
+        "traces": site.traces,
         "app_src": str(site.app_src.resolve()),
         "web": str(site.web.resolve()),
         "inputs": input_names(site.web, site.app_src, site.app["packages"]),
@@ -475,7 +479,8 @@ def build(dist: Path = DIST, **kwargs: Any) -> Path:
 
 def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
                    app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
-                   assistant_id: str | None = None, limits: dict[str, float] | None = None) -> Path:
+                   assistant_id: str | None = None, limits: dict[str, float] | None = None,
+                   traces: bool = False) -> Path:
     """Build the static site into ``dist``; return its path.
 
     Raises BuildError on a hash mismatch, a missing input or a reference to a
@@ -493,7 +498,7 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
     with _folder(dist.parent, f".{dist.name}-staging-") as staging, _folder(cache, "scratch-") as scratch:
         os.chmod(staging, 0o755)
         site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache,
-                    assistant_id=assistant_id, limits=dict(limits or {}))
+                    assistant_id=assistant_id, limits=dict(limits or {}), traces=traces)
         for _, stage in STAGES:
             stage(site)
         _swap_in(staging, dist)
@@ -509,7 +514,8 @@ def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
     """Build dist/ if it is stale; return its path.
 
     Takes build()'s keyword arguments; a rebuild keeps the agent server URL, the
-    assistant id and the run limits of the previous build unless told otherwise.
+    assistant id and the run limits of the previous build unless told otherwise (tracing is off unless
+    `traces=True` is asked for: it is never kept).
     """
     with build_lock(kwargs.get("cache", CACHE)):
         previous = read_stamp(dist) or {}
@@ -519,6 +525,7 @@ def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
             kwargs.setdefault("limits", previous.get("limits") or {})
         if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
                     server_url=kwargs.get("server_url"),
-                    assistant_id=kwargs.get("assistant_id"), limits=kwargs.get("limits")):
+                    assistant_id=kwargs.get("assistant_id"), limits=kwargs.get("limits"),
+                    traces=bool(kwargs.get("traces"))):
             return build_unlocked(dist, **kwargs)
         return dist

@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse
 from sitewalk_shared.contracts.device_trace import ROUTE
 
 from .device_spans import MAX_BODY_BYTES, DeviceSpanExporter, DeviceSpansRefused, read_batch
+from .setup import ensure_installed
 
 __all__ = ["ROUTE", "app"]
 
@@ -48,6 +49,7 @@ async def receive_device_spans(request: Request) -> JSONResponse:
     if status != 200:
         code = "unauthorized" if status == 401 else "thread_not_found"
         return _refused(401 if status == 401 else 404, DeviceSpansRefused(code, "no such thread of yours"))
+    ensure_installed()  # the server's provider, made global (tracing off: none, and the API drops the spans)
     result = exporter.export(batch)
     return JSONResponse({"exported": result.exported, "duplicates": result.duplicates})
 
