@@ -85,3 +85,31 @@ def test_tracing_on_sends_the_boot_the_headless_call_and_the_screen_once_without
     assert tool["attributes"]["sitewalk.result_bytes"] > 0
     assert all(s["attributes"]["sitewalk.thread_id"] == batches[0]["thread_id"] for s in spans)
     assert SENTINEL not in "".join(seen["posted"])
+
+
+def test_a_denied_position_is_an_error_span_with_its_typed_code_under_the_call(app):
+    """The browser denies geolocation (no grant in headless Chromium); the inspector allowed in the purpose
+    dialog, then declined to type it: the device API span and the call's span are errors, `permission_denied`."""
+    from test_device_tools_in_browser import _located
+
+    traces_on(app.page)
+    seen = watch_tracing(app.page)
+    call, _ = _located(app, f"inspection-trace-{uuid.uuid4().hex[:8]}", "script: locate", "Allow", manual=True)
+    assert call.get_attribute("data-state") == "failed"
+    for _ in range(240):
+        if seen["answers"]:
+            break
+        app.page.wait_for_timeout(250)
+    spans = [span for body in seen["posted"] for span in json.loads(body)["spans"]]
+    [tool] = [s for s in spans if s["name"] == "device.headless_tool"
+              and s["attributes"]["sitewalk.tool_name"] == "get_current_location"]
+    children = {s["name"]: s for s in spans if s["parent_span_id"] == tool["span_id"]}
+    assert {"device.purpose_prompt", "device.device_api"} <= set(children), children
+    api = children["device.device_api"]
+    assert (api["status"], api["error_code"], api["attributes"]["sitewalk.device_api"]) == \
+        ("error", "permission_denied", "geolocation")
+    [permission] = [s for s in spans if s["parent_span_id"] == api["span_id"]]  # asked as the API is called
+    assert permission["name"] == "device.permission"
+    assert permission["attributes"]["sitewalk.permission_state"] in ("denied", "prompt")
+    assert (tool["status"], tool["error_code"]) == ("error", "permission_denied")
+    assert all(status == 200 for status, _ in seen["answers"])
