@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,14 +40,17 @@ from sitewalk_build.stdlib_split import (
     ClosureJob,
     finder_imports,
     import_closure,
+    module_name,
     split,
 )
 from sitewalk_build.tools import require
 from sitewalk_build.unread import trim_wheel
 from sitewalk_build.wheels import (
+    APP_REST_ARCHIVE,
     SITE_ARCHIVE,
     SITE_METADATA,
     SITE_REST_ARCHIVE,
+    build_app_rest_archive,
     build_app_wheel,
     build_site_archives,
     is_pure_wheel,
@@ -83,6 +87,7 @@ class Site:
     closure: Closure | None = None  # what the app imports (split stdlib), None when the stdlib is not split
     stdlib_rest: dict[str, Any] = field(default_factory=dict)  # the stdlib fetched on demand (split stdlib)
     site_rest: dict[str, Any] = field(default_factory=dict)  # the pure packages fetched on demand
+    app_rest: dict[str, Any] = field(default_factory=dict)  # the app's lazy modules, fetched at first import
     version: str = ""
 
     @property
@@ -152,8 +157,11 @@ def pack_wheels(site: Site) -> None:
     wheels_dir.mkdir()
     site.zipped = [(spec, path) for spec, path in site.wheels if is_pure_wheel(path)]
     site.installed = [(spec, path) for spec, path in site.wheels if not is_pure_wheel(path)]
-    site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch)
+    site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch, leave_out=_lazy_app(site))
     site.installed.append((site.app, site.app_wheel))
+    if build_app_rest_archive({**site.app, "lazy": _lazy_app(site)}, site.app_src, site.scratch / APP_REST_ARCHIVE):
+        site.ship(site.scratch / APP_REST_ARCHIVE, wheels_dir / APP_REST_ARCHIVE, _app_rest_path(site),
+                  optimize=0, class_docstrings_only=True)
     site_src = site.scratch / SITE_ARCHIVE
     build_site_archives(site.zipped, site_src, wheels_dir / SITE_METADATA)
     keep = site.bundle.get("keep_source", [])
@@ -163,6 +171,28 @@ def pack_wheels(site: Site) -> None:
         site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept),
                   class_docstrings_only=spec is site.app)
     site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path, optimize=THIRD_PARTY_OPTIMIZE)
+
+
+def _lazy_app(site: Site) -> list[str]:
+    """The app's `lazy` paths, shipped apart from its wheel; none when the stdlib is not split (the rest finder,
+    which fetches them, lives in the split stdlib's boot archive)."""
+    return list(site.app.get("lazy", [])) if site.bundle.get("split_stdlib", True) else []
+
+
+def _app_rest_path(site: Site) -> str:
+    return site.site_packages + "-app-rest.zip"
+
+
+def describe_app_rest(site: Site) -> None:
+    """What boot.js needs to install the finder of the app's lazy modules (their archive is compiled now)."""
+    shipped = site.staging / "wheels" / APP_REST_ARCHIVE
+    if not shipped.exists():
+        return
+    with zipfile.ZipFile(shipped) as zf:
+        modules = sorted(n for name in zf.namelist() if (n := module_name(name)))
+    site.app_rest = {"file": f"wheels/{APP_REST_ARCHIVE}", "sha256": sha256(shipped), "path": _app_rest_path(site),
+                     "finder": FINDER_MODULE, "modules": modules}
+    log(f"{APP_REST_ARCHIVE}: {shipped.stat().st_size / 1e3:.1f} KB on demand ({', '.join(_lazy_app(site))})")
 
 
 # Third-party Python (the pure packages, pydantic-core's Python files) is compiled without docstrings
@@ -274,6 +304,7 @@ def describe_boot(site: Site) -> None:
         "entry": site.app.get("entry", "sitewalk.app"),
         "stdlibRest": site.stdlib_rest or None,  # fetched on demand by the finder (split_stdlib)
         "sitePackagesRest": site.site_rest or None,  # likewise (split_site_packages)
+        "appRest": site.app_rest or None,  # the app's lazy modules, likewise (describe_app_rest)
     }
     # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
     config: dict[str, Any] = {"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)}
@@ -344,7 +375,7 @@ def fill_precache(site: Site) -> None:
     sw = site.staging / "sw.js"
     if not sw.exists():
         return
-    lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest) if rest]  # cached when first fetched
+    lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest, site.app_rest) if rest]  # when first fetched
     files = [rel for rel in served_files(site.staging) if rel not in lazy]
     integrity = {rel: sri(site.staging / rel) for rel in [*files, *lazy]}
     integrity["./"] = integrity["index.html"]
@@ -391,6 +422,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("compile bytecode", compile_bytecode),
     ("split stdlib", split_stdlib),
     ("split site packages", split_site_packages),
+    ("describe app rest", describe_app_rest),
     ("write lock", write_pyodide_lock),
     ("copy web", copy_web),
     ("describe boot", describe_boot),

@@ -56,6 +56,8 @@ async def main(config: Any) -> None:
     client = AgentServerClient(server_url, transport=BrowserTransport(), stall_seconds=stall)
     signin = SignIn(client, storage.LocalStorageStore())
     signin.restore()  # a token this device kept for this server goes with every request from now on
+    if config.get("traces") is True:  # device tracing (issue 27): off, its package is never imported
+        _start_tracing(client)
     await _wait_for_server(client, server_url)
 
     drafts = storage.IndexedDbStore()  # localStorage keeps small settings only; old drafts move over on read
@@ -103,6 +105,13 @@ async def _signed_in(client: AgentServerClient, sessions: Sessions, listed: Insp
     await listed.refresh()
     if "session" not in _current:
         await _rejoin(client, sessions)
+
+
+def _start_tracing(client: AgentServerClient) -> None:
+    from ..bridge.boot_marks import boot_marks
+    from ..tracing import start
+
+    start(client.send_device_spans, tasks.spawn, boot_marks)
 
 
 def _signed_out() -> None:

@@ -15,7 +15,8 @@ the inspection's trace. Aegra's `OTEL_TARGETS` installs this same instrumentor, 
 Modules: `setup` (the tracer provider and exporter), `run_context` (one trace per inspection: the run's parent
 and the attributes of every span of a run), `graph` (the graph factory that applies it on both servers),
 `interrupts` (the `traceparent` of the headless and review interrupt values), `pinned_ids` (spans with ids
-named in advance: the inspection's root).
+named in advance: the inspection's root), `device_spans` and `device_route` (the browser's spans: checked and
+exported under their parents, `POST /sitewalk/device-spans`).
 """
 
 from __future__ import annotations
