@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,14 +40,17 @@ from sitewalk_build.stdlib_split import (
     ClosureJob,
     finder_imports,
     import_closure,
+    module_name,
     split,
 )
 from sitewalk_build.tools import require
 from sitewalk_build.unread import trim_wheel
 from sitewalk_build.wheels import (
+    APP_REST_ARCHIVE,
     SITE_ARCHIVE,
     SITE_METADATA,
     SITE_REST_ARCHIVE,
+    build_app_rest_archive,
     build_app_wheel,
     build_site_archives,
     is_pure_wheel,
@@ -72,6 +76,7 @@ class Site:
     cache: Path
     assistant_id: str | None = None  # written into config.json (the app's default when None)
     limits: dict[str, float] = field(default_factory=dict)  # config.json's run limits (LIMIT_KEYS), as given
+    traces: bool = False  # config.json's "traces": the browser traces (issue 27; `./sw serve --traces`)
     jobs: list[Job] = field(default_factory=list)  # archives waiting for bytecode
     zipped: Wheels = field(default_factory=list)  # pure wheels, merged into the site archive
     installed: Wheels = field(default_factory=list)  # installed by loadPackage (native code; the app)
@@ -82,6 +87,7 @@ class Site:
     closure: Closure | None = None  # what the app imports (split stdlib), None when the stdlib is not split
     stdlib_rest: dict[str, Any] = field(default_factory=dict)  # the stdlib fetched on demand (split stdlib)
     site_rest: dict[str, Any] = field(default_factory=dict)  # the pure packages fetched on demand
+    app_rest: dict[str, Any] = field(default_factory=dict)  # the app's lazy modules, fetched at first import
     version: str = ""
 
     @property
@@ -151,8 +157,11 @@ def pack_wheels(site: Site) -> None:
     wheels_dir.mkdir()
     site.zipped = [(spec, path) for spec, path in site.wheels if is_pure_wheel(path)]
     site.installed = [(spec, path) for spec, path in site.wheels if not is_pure_wheel(path)]
-    site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch)
+    site.app_wheel = build_app_wheel(site.app, site.app_src, site.scratch, leave_out=_lazy_app(site))
     site.installed.append((site.app, site.app_wheel))
+    if build_app_rest_archive({**site.app, "lazy": _lazy_app(site)}, site.app_src, site.scratch / APP_REST_ARCHIVE):
+        site.ship(site.scratch / APP_REST_ARCHIVE, wheels_dir / APP_REST_ARCHIVE, _app_rest_path(site),
+                  optimize=0, class_docstrings_only=True)
     site_src = site.scratch / SITE_ARCHIVE
     build_site_archives(site.zipped, site_src, wheels_dir / SITE_METADATA)
     keep = site.bundle.get("keep_source", [])
@@ -162,6 +171,28 @@ def pack_wheels(site: Site) -> None:
         site.ship(shipped, wheels_dir / path.name, site.site_packages, kept, _optimize(site, spec, kept),
                   class_docstrings_only=spec is site.app)
     site.ship(site_src, wheels_dir / SITE_ARCHIVE, site.site_zip_path, optimize=THIRD_PARTY_OPTIMIZE)
+
+
+def _lazy_app(site: Site) -> list[str]:
+    """The app's `lazy` paths, shipped apart from its wheel; none when the stdlib is not split (the rest finder,
+    which fetches them, lives in the split stdlib's boot archive)."""
+    return list(site.app.get("lazy", [])) if site.bundle.get("split_stdlib", True) else []
+
+
+def _app_rest_path(site: Site) -> str:
+    return site.site_packages + "-app-rest.zip"
+
+
+def describe_app_rest(site: Site) -> None:
+    """What boot.js needs to install the finder of the app's lazy modules (their archive is compiled now)."""
+    shipped = site.staging / "wheels" / APP_REST_ARCHIVE
+    if not shipped.exists():
+        return
+    with zipfile.ZipFile(shipped) as zf:
+        modules = sorted(n for name in zf.namelist() if (n := module_name(name)))
+    site.app_rest = {"file": f"wheels/{APP_REST_ARCHIVE}", "sha256": sha256(shipped), "path": _app_rest_path(site),
+                     "finder": FINDER_MODULE, "modules": modules}
+    log(f"{APP_REST_ARCHIVE}: {shipped.stat().st_size / 1e3:.1f} KB on demand ({', '.join(_lazy_app(site))})")
 
 
 # Third-party Python (the pure packages, pydantic-core's Python files) is compiled without docstrings
@@ -273,12 +304,15 @@ def describe_boot(site: Site) -> None:
         "entry": site.app.get("entry", "sitewalk.app"),
         "stdlibRest": site.stdlib_rest or None,  # fetched on demand by the finder (split_stdlib)
         "sitePackagesRest": site.site_rest or None,  # likewise (split_site_packages)
+        "appRest": site.app_rest or None,  # the app's lazy modules, likewise (describe_app_rest)
     }
     # connectSrc: the CSP's list, so the app can tell a ?server= the browser would block (site_policy.py).
     config: dict[str, Any] = {"agentServerUrl": site.server_url, "connectSrc": connect_sources(site.server_url)}
     if site.assistant_id:  # an input of the build like the server URL: precached with the rest
         config["assistantId"] = site.assistant_id
     config.update(site.limits)  # streamStallSeconds, stuckSeconds: checked by the CLI (sitewalk.base.seconds)
+    if site.traces:  # absent = off: the browser then loads no tracing code at all
+        config["traces"] = True
     (site.staging / "config.json").write_text(json.dumps(config, indent=1) + "\n")
 
 
@@ -341,7 +375,7 @@ def fill_precache(site: Site) -> None:
     sw = site.staging / "sw.js"
     if not sw.exists():
         return
-    lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest) if rest]  # cached when first fetched
+    lazy = [rest["file"] for rest in (site.stdlib_rest, site.site_rest, site.app_rest) if rest]  # when first fetched
     files = [rel for rel in served_files(site.staging) if rel not in lazy]
     integrity = {rel: sri(site.staging / rel) for rel in [*files, *lazy]}
     integrity["./"] = integrity["index.html"]
@@ -374,6 +408,7 @@ def write_build_stamp(site: Site) -> None:
         "agentServerUrl": site.server_url,
         "assistantId": site.assistant_id,
         "limits": site.limits,
+        "traces": site.traces,
         "app_src": str(site.app_src.resolve()),
         "web": str(site.web.resolve()),
         "inputs": input_names(site.web, site.app_src, site.app["packages"]),
@@ -387,6 +422,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("compile bytecode", compile_bytecode),
     ("split stdlib", split_stdlib),
     ("split site packages", split_site_packages),
+    ("describe app rest", describe_app_rest),
     ("write lock", write_pyodide_lock),
     ("copy web", copy_web),
     ("describe boot", describe_boot),
@@ -443,7 +479,8 @@ def build(dist: Path = DIST, **kwargs: Any) -> Path:
 
 def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, web: Path = WEB,
                    app_src: Path = PY_SRC, cache: Path = CACHE, quiet: bool = False,
-                   assistant_id: str | None = None, limits: dict[str, float] | None = None) -> Path:
+                   assistant_id: str | None = None, limits: dict[str, float] | None = None,
+                   traces: bool = False) -> Path:
     """Build the static site into ``dist``; return its path.
 
     Raises BuildError on a hash mismatch, a missing input or a reference to a
@@ -461,7 +498,7 @@ def build_unlocked(dist: Path = DIST, *, server_url: str = DEFAULT_SERVER_URL, w
     with _folder(dist.parent, f".{dist.name}-staging-") as staging, _folder(cache, "scratch-") as scratch:
         os.chmod(staging, 0o755)
         site = Site(bundle, core, info, wheels, staging, scratch, server_url, web, app_src, cache,
-                    assistant_id=assistant_id, limits=dict(limits or {}))
+                    assistant_id=assistant_id, limits=dict(limits or {}), traces=traces)
         for _, stage in STAGES:
             stage(site)
         _swap_in(staging, dist)
@@ -477,7 +514,8 @@ def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
     """Build dist/ if it is stale; return its path.
 
     Takes build()'s keyword arguments; a rebuild keeps the agent server URL, the
-    assistant id and the run limits of the previous build unless told otherwise.
+    assistant id and the run limits of the previous build unless told otherwise (tracing is off unless
+    `traces=True` is asked for: it is never kept).
     """
     with build_lock(kwargs.get("cache", CACHE)):
         previous = read_stamp(dist) or {}
@@ -487,6 +525,7 @@ def ensure_built(dist: Path = DIST, **kwargs: Any) -> Path:
             kwargs.setdefault("limits", previous.get("limits") or {})
         if is_stale(dist, web=kwargs.get("web", WEB), app_src=kwargs.get("app_src", PY_SRC),
                     server_url=kwargs.get("server_url"),
-                    assistant_id=kwargs.get("assistant_id"), limits=kwargs.get("limits")):
+                    assistant_id=kwargs.get("assistant_id"), limits=kwargs.get("limits"),
+                    traces=bool(kwargs.get("traces"))):
             return build_unlocked(dist, **kwargs)
         return dist

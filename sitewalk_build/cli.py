@@ -45,6 +45,8 @@ def parser() -> argparse.ArgumentParser:
                     metavar="N", help="streamStallSeconds in config.json: a silent stream's limit (1-3600)")
     pb.add_argument("--stuck-seconds", type=limit_value("--stuck-seconds"), default=None, metavar="N",
                     help="stuckSeconds in config.json: silence before a run is checked for stuck (1-3600)")
+    pb.add_argument("--traces", action="store_true",
+                    help='config.json "traces": true, the browser traces (never kept from a previous build)')
     ps = sub.add_parser("serve", help="build if stale, start the agent server, serve dist/")
     ps.add_argument("--port", type=int, default=None, help="static site port (default 8000 or free)")
     ps.add_argument("--server-port", type=int, default=None, help="agent server port (default free)")
@@ -62,6 +64,10 @@ def parser() -> argparse.ArgumentParser:
     ps.add_argument("--open-server", action="store_true",
                     help="with --network: start without sign-in tokens (SITEWALK_TOKENS), open to anyone on "
                          "the network (refused otherwise)")
+    ps.add_argument("--traces", nargs="?", const="phoenix", default=None, metavar="OTLP_URL",
+                    help="trace the agent server and the browser: into Phoenix, started here (its UI URL is "
+                         "printed), or to OTLP_URL (an OTLP/HTTP traces URL; SITEWALK_TRACES in the environment "
+                         "does the same); docs/operating.md")
     ps.add_argument("--tls-dir", default=None, help=argparse.SUPPRESS)  # the tests' own CA (default .tls/)
     ps.add_argument("--state-dir", default=None, help=argparse.SUPPRESS)  # the tests' own server state
     pe = sub.add_parser("bench", help="boot benchmark in headless Chromium")
@@ -101,7 +107,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if assistant is None:
         assistant = previous.get("assistantId")
     inputs: dict[str, Any] = {"server_url": server, "assistant_id": assistant or None,
-                              "limits": limits_of(args, previous)}
+                              "limits": limits_of(args, previous), "traces": bool(getattr(args, "traces", False))}
     if getattr(args, "force", False):
         build(dist, **inputs)
         return 0

@@ -33,9 +33,10 @@ AEGRA = "aegra-cli==0.11.0"
 # Server deps of the project that are not for Aegra's venv: the in-memory server's CLI.
 NOT_FOR_AEGRA = ("langgraph-cli",)
 # Optional extras of the project the durable server needs: the work-order ledger on Postgres, and
-# LangChain's provider packages (`SITEWALK_MODEL=openai:...`: a real chat model runs on Aegra too).
+# LangChain's provider packages (`SITEWALK_MODEL=openai:...`: a real chat model runs on Aegra too), and
+# tracing (`SITEWALK_TRACES`, sitewalk_agent.tracing).
 PROVIDERS_EXTRA = "providers"
-AEGRA_EXTRAS = ("postgres", PROVIDERS_EXTRA)
+AEGRA_EXTRAS = ("postgres", PROVIDERS_EXTRA, "tracing")
 
 
 def log(msg: str) -> None:

@@ -46,11 +46,11 @@ def read_stamp(dist: Path) -> dict[str, Any] | None:
 
 def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
              server_url: str | None = None, assistant_id: str | None = None,
-             limits: dict[str, float] | None = None) -> bool:
+             limits: dict[str, float] | None = None, traces: bool = False) -> bool:
     """True when dist/ is missing, or an input (web/, the app's packages,
     pyproject.toml, the build tooling) is newer than it, or a different server URL,
     assistant id (None: the app's default) or run limits (config.json's streamStallSeconds,
-    stuckSeconds; None or {}: none) is asked for."""
+    stuckSeconds; None or {}: none) or tracing (config.json's "traces") is asked for."""
     info = read_stamp(dist)
     if info is None:
         return True
@@ -59,6 +59,8 @@ def is_stale(dist: Path = DIST, *, web: Path = WEB, app_src: Path = PY_SRC,
     if (info.get("assistantId") or None) != (assistant_id or None):
         return True
     if (info.get("limits") or {}) != (limits or {}):
+        return True
+    if bool(info.get("traces")) != traces:
         return True
     if info.get("app_src") != str(app_src.resolve()) or info.get("web") != str(web.resolve()):
         return True

@@ -15,6 +15,7 @@ from sitewalk_build.unread import is_metadata, is_unread, metadata_headers
 SITE_ARCHIVE = "site-packages.zip"  # the pure packages' code, imported in place (zipimport)
 SITE_METADATA = "site-packages-metadata.zip"  # their dist-info, unpacked into site-packages
 SITE_REST_ARCHIVE = "site-packages-rest.zip"  # their modules the app never imports, fetched on demand
+APP_REST_ARCHIVE = "app-rest.zip"  # the app's modules a setting turns on (`lazy`), fetched at their first import
 
 
 def _package_files(src_root: Path, package: str) -> list[tuple[str, bytes]]:
@@ -29,9 +30,34 @@ def _package_files(src_root: Path, package: str) -> list[tuple[str, bytes]]:
     return files
 
 
-def build_app_wheel(app: dict[str, Any], src_root: Path, out_dir: Path) -> Path:
+def _lazy(arcname: str, lazy: list[str]) -> bool:
+    """Whether a file of the app is one of its `lazy` paths (a folder ends in "/")."""
+    return any(arcname == path or (path.endswith("/") and arcname.startswith(path)) for path in lazy)
+
+
+def build_app_rest_archive(app: dict[str, Any], src_root: Path, out: Path) -> list[str]:
+    """The app's `lazy` files (modules only a setting turns on, e.g. device tracing) as an archive of their
+    own, fetched by the rest finder at their first import; return the files it holds (none: no archive)."""
+    lazy = list(app.get("lazy", []))
+    files = [entry for package in app["packages"] for entry in _package_files(src_root, package)
+             if _lazy(entry[0], lazy)]
+    if not files:
+        return []
+    folders = sorted({"/".join(name.split("/")[:k]) + "/" for name, _ in files for k in range(1, name.count("/") + 1)})
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zf:
+        for folder in folders:
+            info = zipfile.ZipInfo(folder, (1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o40755 << 16) | 0x10
+            zf.writestr(info, b"")
+        for arcname, data in files:
+            write_entry(zf, arcname, data)
+    return [name for name, _ in files]
+
+
+def build_app_wheel(app: dict[str, Any], src_root: Path, out_dir: Path, leave_out: list[str] | None = None) -> Path:
     """Build ``<name>-<version>-py3-none-any.whl`` from ``src_root/<package>`` for each of the app's
-    ``packages`` (the browser package and the models it shares with the agent).
+    ``packages`` (the browser package and the models it shares with the agent), but the paths of
+    ``leave_out`` (the app's `lazy` ones, shipped apart by `build_app_rest_archive`).
 
     Deterministic (sorted entries, fixed timestamps). Includes every file of
     the packages except caches and compiled files, so package data (*.j2,
@@ -46,7 +72,8 @@ def build_app_wheel(app: dict[str, Any], src_root: Path, out_dir: Path) -> Path:
     requires = "".join(f"Requires-Dist: {d}\n" for d in app.get("depends", []))
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode()
     wheel = b"Wheel-Version: 1.0\nGenerator: sitewalk-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    files = [entry for package in packages for entry in _package_files(src_root, package)] + [
+    files = [entry for package in packages for entry in _package_files(src_root, package)
+             if not _lazy(entry[0], leave_out or [])] + [
         (f"{info}/METADATA", metadata),
         (f"{info}/WHEEL", wheel),
         (f"{info}/top_level.txt", "".join(f"{package}\n" for package in packages).encode()),

@@ -36,11 +36,13 @@ def server_kind() -> str:
     return kind
 
 
-def serve_agent(kind: str, name: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def serve_agent(kind: str, name: str, env: dict[str, str] | None = None,
+                config: Path | None = None) -> Iterator[str]:
     """Yield the URL of an agent server of this kind (`inmem`: langgraph dev, `aegra`: Aegra on a Postgres
-    cluster of its own) started with `env` added to its environment; stopped when the generator ends."""
+    cluster of its own) started with `env` added to its environment (and `config` instead of langgraph.json);
+    stopped when the generator ends."""
     if kind == "aegra":
-        yield from _durable_agent_server(name, env)
+        yield from _durable_agent_server(name, env, config)
         return
     from build import start_agent_server
 
@@ -48,7 +50,7 @@ def serve_agent(kind: str, name: str, env: dict[str, str] | None = None) -> Iter
     # workers (pytest -n) share nothing, and a test run never touches the developer's threads.
     state = Path(tempfile.mkdtemp(prefix=f"sitewalk-{name.replace('_', '-')}-"))
     started = time.monotonic()
-    server = start_agent_server(env=env, state_dir=state)
+    server = start_agent_server(env=env, state_dir=state, config=config or "langgraph.json")
     SERVER_START_SECONDS[name] = time.monotonic() - started
     try:
         yield server.url
@@ -57,7 +59,8 @@ def serve_agent(kind: str, name: str, env: dict[str, str] | None = None) -> Iter
         shutil.rmtree(state, ignore_errors=True)
 
 
-def _durable_agent_server(name: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def _durable_agent_server(name: str, env: dict[str, str] | None = None,
+                          config: Path | None = None) -> Iterator[str]:
     """Aegra on a Postgres cluster of its own; a missing prerequisite skips (fails with SITEWALK_REQUIRE_DURABLE=1)."""
     from sitewalk_build.durable import DURABLE, DurableError, start_durable
 
@@ -65,7 +68,8 @@ def _durable_agent_server(name: str, env: dict[str, str] | None = None) -> Itera
     shutil.rmtree(home, ignore_errors=True)
     started = time.monotonic()
     try:
-        stack = start_durable(1, home=home, extra_env={"SITEWALK_LEDGER_URL": "sqlite", **(env or {})})
+        stack = start_durable(1, home=home, extra_env={"SITEWALK_LEDGER_URL": "sqlite", **(env or {})},
+                              config=config or "langgraph.json")
     except DurableError as exc:
         if os.environ.get("SITEWALK_REQUIRE_DURABLE") == "1":
             raise

@@ -78,6 +78,32 @@ def auth_server(workorders_db, tmp_path_factory):
     yield from serve_agent(server_kind(), "auth_server", env={"SITEWALK_TOKENS": str(token_file)})
 
 
+@pytest.fixture(scope="session")
+def phoenix(tmp_path_factory):
+    """A real trace backend for the session: Phoenix (`phoenix serve`) on a free loopback port, its data in a
+    temporary folder; a `trace_backend.PhoenixBackend` (`url`, `otlp_url`, `spans()`, `wait_for(check)`)."""
+    from trace_backend import PhoenixBackend
+
+    from sitewalk_build.phoenix import start_phoenix
+
+    server = start_phoenix(tmp_path_factory.mktemp("phoenix"))
+    try:
+        yield PhoenixBackend(server.url, server.otlp_url)
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def traced_server(workorders_db, phoenix, tmp_path_factory):
+    """Base URL of an agent server of the session's kind that traces into `phoenix`: SITEWALK_TRACES (and, on
+    Aegra, its OTEL_TARGETS) set, the inspection graph served through its tracing factory (traced_config)."""
+    from sitewalk_build.traces import traced_config, tracing_env
+
+    config = traced_config(ROOT / "langgraph.json", tmp_path_factory.mktemp("traced") / "langgraph.json")
+    env = {**tracing_env(phoenix.otlp_url, aegra=server_kind() == "aegra"), "OTEL_BSP_SCHEDULE_DELAY": "200"}
+    yield from serve_agent(server_kind(), "traced_server", env=env, config=config)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def delete_output_dir():
     """Overrides pytest-playwright's, which empties test-results/ in each session: under xdist a worker

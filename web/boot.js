@@ -7,7 +7,7 @@
 //                                "builtFor": str | None, "connectSrc": [str] | None,
 //                                "stallParam": str | None, "streamStallSeconds": as written | None,
 //                                "stuckParam": str | None, "stuckSeconds": as written | None,
-//                                "serviceWorkerUrl": str,
+//                                "serviceWorkerUrl": str, "traces": bool,
 //                                ...every other key of config.json, as written})
 //   (readConfig below: ?server=, ?assistant=, ?stall=, ?stuck= win over config.json; docs/operating.md
 //   has the table of every setting.)
@@ -160,7 +160,7 @@ async function readConfig() {
   const stuckParam = new URLSearchParams(location.search).get("stuck");
   return { ...cfg, agentServerUrl: url.href.replace(/\/+$/, ""), assistantId,
            stallParam, streamStallSeconds: cfg.streamStallSeconds ?? null, stuckParam, stuckSeconds: cfg.stuckSeconds ?? null,
-           baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null,
+           baseUrl: SITE.href, builtFor: cfg.agentServerUrl ?? null, traces: cfg.traces === true,
            connectSrc: Array.isArray(cfg.connectSrc) ? cfg.connectSrc : null };
 }
 
@@ -228,7 +228,7 @@ async function whyNotLoaded(missing) {
 
 // The rest of the stdlib (bundle.stdlibRest) and of the pure packages (bundle.sitePackagesRest): each
 // boot archive holds what the app imports; a module outside it is fetched the first time an import needs
-// it, by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
+// it (so are the app's modules only a setting turns on, bundle.appRest: device tracing), by a finder the stdlib's boot archive carries (sitewalk_build/lazy_stdlib.py), one per rest archive.
 // An import cannot await, so the finder fetches synchronously; the finder checks the sha256 of the bytes
 // (bytes that differ are refused with RestArchiveTampered, an ImportError, and neither written nor kept).
 // A synchronous request may bypass the service worker, so the page keeps the archive in the worker's
@@ -338,7 +338,7 @@ async function start() {
   boot.version = bundle.version;
   const archive = bundle.archive;
   const archivePromise = fetchArchive(archive);
-  const rests = [bundle.stdlibRest, bundle.sitePackagesRest].filter(Boolean);
+  const rests = [bundle.stdlibRest, bundle.sitePackagesRest, bundle.appRest].filter(Boolean);
   const keptRests = rests.map(keptRest);
   const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
@@ -403,6 +403,7 @@ async function start() {
     stallParam: config.stallParam, streamStallSeconds: config.streamStallSeconds,
     stuckParam: config.stuckParam, stuckSeconds: config.stuckSeconds,
     builtFor: config.builtFor, connectSrc: config.connectSrc, serviceWorkerUrl: SERVICE_WORKER.href,
+    traces: config.traces,
   });
   boot.appStarting = performance.now();
   try {

@@ -10,8 +10,11 @@
   let taken = false;
   window.sitewalkFirstPress = {
     listening: performance.now(), // when a press on Start is first kept (the first usable input)
+    pressedAt: undefined, // performance.now() of the first press kept (device tracing's Start span)
+    takenAt: undefined, // when the app took it
     take() {
       taken = true;
+      if (pressed) this.takenAt = performance.now();
       document.getElementById("sw-start")?.removeAttribute("aria-busy");
       const was = pressed;
       pressed = false;
@@ -22,6 +25,7 @@
   if (!start) return;
   start.addEventListener("click", () => {
     if (taken) return;
+    if (!pressed) window.sitewalkFirstPress.pressedAt = performance.now();
     pressed = true; // pressed twice is still one start
     start.setAttribute("aria-busy", "true");
     const status = document.getElementById("sw-status");

@@ -22,6 +22,7 @@ from sitewalk_shared.ui_spec.inline import InlineSplitter
 from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inline_spec_call_id
 from sitewalk_shared.ui_spec.validate import Issue
 
+from .base import trace_hooks
 from .calls.view import CallView, TextView
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen
@@ -137,8 +138,11 @@ class ScreenFeed:
             self._push_screen()
             return []
         self._completed.add(candidate.tool_call_id)
-        issues = self.live.complete(candidate, spec)
-        self._push_screen()
+        with trace_hooks.span("device.screen", tool_call_id=candidate.tool_call_id, tool_name=candidate.tool_name,
+                              spec_version=_revision(self.spec_identity, candidate.tool_call_id)) as traced:
+            issues = self.live.complete(candidate, spec)
+            self._push_screen()
+            traced.screen(spec if spec is not None else self.live.shown, issues)
         if issues:
             self.view.screen_issues(issues, fallback_lines(spec if spec is not None or failed is None else failed()))
         return issues
@@ -195,6 +199,14 @@ class _MessageProse:
         self.changed = bool(added) and bool(self.prose.strip())  # no empty paragraph for a patch-only reply
         self.patch += "".join(patch)
         return "".join(patch)
+
+
+def _revision(identity: Mapping[str, Any] | None, tool_call_id: str) -> int | None:
+    """The server's revision of the screen a call drew (its spec version), when the server has named it."""
+    if not identity or identity.get("tool_call_id") != tool_call_id:
+        return None
+    revision = identity.get("revision")
+    return revision if isinstance(revision, int) else None
 
 
 def _same_screen(a: object, b: object) -> bool:

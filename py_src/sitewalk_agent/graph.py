@@ -28,6 +28,7 @@ from langchain.agents import create_agent  # noqa: E402
 from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 
+from sitewalk_agent import tracing  # noqa: E402
 from sitewalk_agent.demo import (  # noqa: E402
     ScriptedFaultsMiddleware,
     ScriptedInspectionModel,
@@ -62,6 +63,11 @@ def build_graph(model: BaseChatModel | None = None) -> Any:
     return create_agent(model, system_prompt=SYSTEM_PROMPT, middleware=middleware, state_schema=SitewalkState,
                         name="inspection")
 
+
+if tracing.enabled():  # SITEWALK_TRACES: the tracer provider and instrumentation from the server's start
+    from sitewalk_agent.tracing.setup import ensure_installed  # noqa: E402
+
+    ensure_installed()
 
 # Built once at import time: constructing a provider model imports packages (file I/O), which
 # must not happen on the server's event loop.

@@ -14,6 +14,9 @@ ledger (a replay reuses the recorded answer). The answer is checked against the 
 Every outcome is a `ToolMessage` whose content is the typed envelope, so the model always gets
 JSON it can read, never a stack trace.
 
+With tracing on (`sitewalk_agent.tracing`), the interrupt value also carries `"traceparent"`: the W3C trace
+context of the tool call's span, which the browser's spans of this call nest under.
+
 Tool calls of one AI message run in parallel (LangChain's `ToolNode`), so two headless calls are
 pending at once and one resume command answers both.
 """
@@ -30,6 +33,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
+from sitewalk_agent import tracing
 from sitewalk_agent.ids import new_id
 from sitewalk_agent.ledger import OutcomeLedger
 from sitewalk_shared.contracts.envelope import ErrorCode, ToolError, ToolFailure, ToolSuccess, parse_result
@@ -107,8 +111,9 @@ def _bounded(call: dict[str, Any], outcome: ToolFailure) -> ToolFailure:
 
 
 async def run_headless_call(contract: ToolContract, call: dict[str, Any], state: dict[str, Any],
-                            ledger: OutcomeLedger | None = None) -> ToolMessage:
-    """Check the call, ask the browser once per call id (a replay answers from the ledger), check the answer."""
+                            ledger: OutcomeLedger | None = None, traceparent: str | None = None) -> ToolMessage:
+    """Check the call, ask the browser once per call id (a replay answers from the ledger), check the answer.
+    `traceparent`: the tool call's span, sent with the question when the server traces."""
     ledger = ledger or OutcomeLedger()
     checked = _precheck(contract, call, state)
     if isinstance(checked, ToolMessage):
@@ -118,7 +123,8 @@ async def run_headless_call(contract: ToolContract, call: dict[str, Any], state:
         envelope = recorded["envelope"]
         return tool_message(call, envelope, bool(envelope.get("ok")), answered_by="ledger")
     resume = interrupt(headless_interrupt(call["id"], contract.name, checked,
-                                          ContractStamp(protocol=PROTOCOL_VERSION, digest=contract.digest)))
+                                          ContractStamp(protocol=PROTOCOL_VERSION, digest=contract.digest),
+                                          traceparent))
     outcome = _checked_answer(contract, call, resume)
     envelope = outcome.model_dump(mode="json")
     await ledger.put(call["id"], envelope)
@@ -132,7 +138,8 @@ def headless_tool(contract: ToolContract) -> BaseTool:
         call = {"id": str(runtime.tool_call_id), "name": contract.name, "args": args}
         thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
         state = runtime.state if isinstance(runtime.state, dict) else {}
-        message = await run_headless_call(contract, call, state, OutcomeLedger(runtime.store, thread_id))
+        message = await run_headless_call(contract, call, state, OutcomeLedger(runtime.store, thread_id),
+                                          _traceparent(call, runtime.config))
         inspection_id = args.get("inspection_id")
         if isinstance(inspection_id, str) and not _is_invalid_args(message):
             # the conversation is about this inspection from now on (the action keys name it)
@@ -143,6 +150,15 @@ def headless_tool(contract: ToolContract) -> BaseTool:
     # arguments through, and the contract check above answers bad ones with a typed invalid_args.
     return StructuredTool.from_function(coroutine=body, name=contract.name, description=contract.description,
                                         args_schema=contract.args.model_json_schema())
+
+
+def _traceparent(call: dict[str, Any], config: Any) -> str | None:
+    """The tool call span's traceparent when the server traces (nothing of OpenTelemetry is imported when off)."""
+    if not tracing.enabled():
+        return None
+    from sitewalk_agent.tracing.interrupts import tool_call_traceparent  # noqa: PLC0415
+
+    return tool_call_traceparent(call, config)
 
 
 def _is_invalid_args(message: ToolMessage) -> bool:

@@ -13,6 +13,8 @@ nothing is ever approved by default.
     "args_revision": 1, "args_hash": "<sha256 of the canonical JSON of args>"}`.
   Revision 1 is the model's args. An `edit` decision creates revision 2: the edited args are what
   runs (LangChain substitutes them and tells the model so).
+  With tracing on (`sitewalk_agent.tracing`) it also carries `"traceparent"`: a `sitewalk.review` span
+  made as the review asks, under which the browser's spans of the decision nest.
 - A decision names the revision it was made on:
   `{"type": "approve" | "edit" | "reject", "args_revision": 1, "args_hash": "<hash from the card>",
     "edited_action"?: {"name", "args"}, "message"?: "reason"}`.
@@ -61,6 +63,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
+from sitewalk_agent import tracing
 from sitewalk_agent.audit.context import interrupt_id_for
 from sitewalk_agent.audit.record import record_review_decision, record_review_refusal
 from sitewalk_agent.field_actions import FIELD_TOOLS
@@ -125,7 +128,7 @@ class ReviewMiddleware(PerCallReview):
         name, allowed = request.tool_call["name"], [str(d) for d in config["allowed_decisions"]]
         pending = args_hash(request.tool_call["args"])
         value = {**self.approval_request(request, config), "args_revision": PENDING_REVISION,
-                 "args_hash": pending}
+                 "args_hash": pending, **_trace_context(request)}
         schema = decision_schema(name, allowed, request.tool)  # published to clients, checked below
         refusals = 0
         self._refused[str(request.tool_call["id"])] = refused = []
@@ -157,6 +160,16 @@ def _rejected(message: ToolMessage, decision: dict[str, Any]) -> ToolMessage:
     reason = decision.get("message")
     message.artifact = {REJECTED_BY_REVIEWER: True, "reason": reason if isinstance(reason, str) else None}
     return message
+
+
+def _trace_context(request: ToolCallRequest) -> dict[str, str]:
+    """`{"traceparent": ...}` of the review's span when the server traces, else nothing (and no import)."""
+    if not tracing.enabled():
+        return {}
+    from sitewalk_agent.tracing.interrupts import review_traceparent  # noqa: PLC0415
+
+    traceparent = review_traceparent(request.tool_call, PENDING_REVISION, getattr(request.runtime, "config", None))
+    return {"traceparent": traceparent} if traceparent else {}
 
 
 def _kind(answer: object) -> str | None:

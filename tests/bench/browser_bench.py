@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -28,15 +29,21 @@ def med(xs):
 
 
 @contextmanager
-def booted_app_page(agent_server: str, setup_python: str):
-    """A Chromium page with the app from dist/ booted against `agent_server`, then `setup_python` run in it."""
+def booted_app_page(agent_server: str, setup_python: str, profile: Any = None, traces: bool = False):
+    """A Chromium page with the app from dist/ booted against `agent_server`, then `setup_python` run in it;
+    with `profile` (sitewalk_build.bench's PHONE) under that device's CPU and network; with `traces`, served a
+    config.json that turns device tracing on."""
     from playwright.sync_api import sync_playwright
+
+    from sitewalk_build.bench import _page
 
     static = build.serve_static(build.ensure_built(), 0)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(**build.chromium_launch_args())
-            page = browser.new_page()
+            page = _page(browser, profile)[1] if profile is not None else browser.new_page()
+            if traces:
+                page.route("**/config.json", lambda route: route.fulfill(json={**route.fetch().json(), "traces": True}))
             page.set_default_timeout(120_000)
             page.goto(build.app_url(static.url, agent_server))
             page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)

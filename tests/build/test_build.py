@@ -101,7 +101,9 @@ def test_app_wheel_is_the_browser_package_and_the_shared_models_with_their_data(
     assert "sitewalk/__init__.pyc" in names
     shared = [p.relative_to(ROOT / "py_src").as_posix() for p in (ROOT / "py_src" / "sitewalk_shared").rglob("*.py")]
     assert "sitewalk_shared/contracts/tools.py" in shared and "sitewalk_shared/ui_spec/model.py" in shared
-    for name in shared:  # every module the browser shares with the agent, as bytecode in its source's place
+    lazy = build.load_bundle()["app"]["lazy"]
+    for name in [n for n in shared if n not in lazy]:  # every module the browser shares with the agent, as
+        # bytecode in its source's place (but the lazy ones: test_the_apps_lazy_modules_ship_apart...)
         assert name + "c" in names, name
     # Bytecode only: a traceback keeps file and line (tests/e2e/test_boot_imports.py), not the source line.
     assert [n for n in names if n.endswith(".py") or "__pycache__" in n] == []
@@ -148,7 +150,7 @@ def test_service_worker_precaches_everything_but_itself_and_the_rest_archives(di
     manifest = json.loads(text.split("/*__PRECACHE__*/", 1)[1].split("/*__END__*/", 1)[0])
     files = {p.relative_to(dist).as_posix() for p in dist.rglob("*")
              if p.is_file() and not p.name.startswith(".") and p.name != "sw.js" and p.suffix not in (".br", ".gz")}
-    lazy = [bundle_mjs(dist)[key]["file"] for key in ("stdlibRest", "sitePackagesRest")]
+    lazy = [bundle_mjs(dist)[key]["file"] for key in ("stdlibRest", "sitePackagesRest", "appRest")]
     assert manifest["lazy"] == lazy  # cached when first fetched, never precached
     for file in lazy:  # ... and only when its bytes are the build's (the worker checks them against this)
         assert manifest["integrity"][file] == "sha256-" + base64.b64encode(
@@ -226,6 +228,26 @@ def test_the_pure_packages_are_split_into_what_the_app_imports_and_the_rest(dist
     assert rest_meta["sha256"] == sha256(rest_file) and rest_meta["path"].endswith("site-packages-rest.zip")
     assert {"pydantic.v1", "pydantic.v1.main", "micropip"} <= set(rest_meta["modules"])
     assert rest_meta["file"] not in (dist / "index.html").read_text()  # never preloaded
+
+
+def test_the_apps_lazy_modules_ship_apart_from_its_wheel_fetched_at_their_first_import(dist):
+    """Device tracing (`lazy` in pyproject's app bundle): none of it in the wheel every visit loads; all of it,
+    as bytecode, in an archive of its own that the rest finder fetches when an import first needs it."""
+    lazy = build.load_bundle()["app"]["lazy"]
+    assert "sitewalk/tracing/" in lazy
+    wheel = set(zipfile.ZipFile(dist / "wheels" / "sitewalk-0.1.0-py3-none-any.whl").namelist())
+    meta = bundle_mjs(dist)["appRest"]
+    rest_file = dist / meta["file"]
+    rest = {n for n in zipfile.ZipFile(rest_file).namelist() if not n.endswith("/")}
+    src = ROOT / "py_src"
+    tracing = {p.relative_to(src).as_posix() + "c" for p in (src / "sitewalk" / "tracing").glob("*.py")}
+    assert tracing and tracing <= rest and "sitewalk/bridge/boot_marks.pyc" in rest
+    assert "sitewalk_shared/contracts/device_trace.pyc" in rest
+    assert not rest & wheel and not any(n.startswith("sitewalk/tracing/") for n in wheel)
+    assert "sitewalk/base/trace_hooks.pyc" in wheel  # the seam stays: it is what does nothing when off
+    assert meta["sha256"] == sha256(rest_file) and meta["finder"] == "_sitewalk_lazy_stdlib"
+    assert {"sitewalk.tracing", "sitewalk.tracing.recorder", "sitewalk.bridge.boot_marks"} <= set(meta["modules"])
+    assert meta["file"] not in (dist / "index.html").read_text()  # never preloaded
 
 
 def test_scan_flags_foreign_origins(dist, tmp_path):

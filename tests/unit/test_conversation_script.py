@@ -44,6 +44,12 @@ def test_anything_else_gets_the_fixed_answer_and_no_patch():
     assert turn.text == FOLLOW_UP_DEFAULT and apply_inline_spec(turn.text, card_spec(DRAFT)) is None
 
 
+def test_propose_asks_for_the_reviewed_field_actions_of_the_conversations_inspection():
+    turn = plan_turn([*SHOWN, HumanMessage("Please propose the work orders")])
+    assert [name for name, _ in turn.calls] == ["create_work_order", "create_work_order", "notify_site_manager"]
+    assert {args["inspection_id"] for _, args in turn.calls} == {"inspection-42"}
+
+
 def test_a_follow_up_without_a_screen_changes_nothing():
     turn = plan_turn([HumanMessage("Start inspection inspection-42"), AIMessage("Which one?"),
                       HumanMessage("the risk is high")])

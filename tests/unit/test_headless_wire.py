@@ -133,3 +133,21 @@ def test_round_trip_from_the_agents_graph_through_the_browsers_registry():
     [message] = [m for m in values["messages"] if isinstance(m, ToolMessage) and m.tool_call_id == request.tool_call_id]
     outcome = json.loads(message.content)
     assert message.status == "success" and outcome["ok"] is True and outcome["result"]["site"] == "Pier 4"
+
+
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def test_the_traceparent_rides_with_the_call_only_when_given_and_reads_back_parsed():
+    value = headless_interrupt("call_1", "x", {}, STAMP, traceparent=TRACEPARENT)
+    assert value["traceparent"] == TRACEPARENT
+    assert parse_headless_interrupt(value).traceparent == TRACEPARENT
+    assert "traceparent" not in headless_interrupt("call_1", "x", {}, STAMP)  # the server does not trace
+    assert parse_headless_interrupt(headless_interrupt("call_1", "x", {})).traceparent is None
+
+
+@pytest.mark.parametrize("bad", [7, "", "00-xyz", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                                 "00-00000000000000000000000000000000-00f067aa0ba902b7-01"])
+def test_a_traceparent_that_is_not_a_valid_w3c_one_reads_as_none_and_the_call_still_runs(bad):
+    request = parse_headless_interrupt({"type": "tool", "tool_call": {"id": "c", "name": "x"}, "traceparent": bad})
+    assert request == HeadlessRequest("c", "x", {}) and request.traceparent is None

@@ -439,6 +439,12 @@ class AgentServerClient:
         await self._http.call("GET", "/info")
         return True
 
+    async def send_device_spans(self, batch: Mapping[str, object]) -> Any:
+        """POST a batch of the device's spans (`sitewalk.tracing`) to the server's device-span route."""
+        from sitewalk_shared.contracts.device_trace import ROUTE  # only with tracing on: not in the boot closure
+
+        return await self._http.call("POST", ROUTE, json=batch)
+
     def resume(
         self, thread_id: str, assistant_id: str, answers: Mapping[str, object], **kwargs: Any
     ) -> AsyncIterator[StreamPart]:

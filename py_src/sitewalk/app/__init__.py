@@ -31,5 +31,16 @@ async def main(config: Any) -> None:
     if not server_allowed(settings):
         return
     app = App(settings, BrowserTransport())  # the app picks the browser's transport, the client speaks through it
+    if settings.traces:  # device tracing (issue 27): off, its package is never imported
+        _start_tracing(app)
     await app.reach_server()
     await app.start()
+
+
+def _start_tracing(app: App) -> None:
+    """The device's spans recorded from now on, sent to the agent server with the app's client."""
+    from ..bridge import tasks
+    from ..bridge.boot_marks import boot_marks
+    from ..tracing import start
+
+    start(app.client.send_device_spans, tasks.spawn, boot_marks)

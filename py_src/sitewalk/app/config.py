@@ -32,6 +32,7 @@ class AppConfig:
     stall_seconds: float  # how long a stream may stay silent before it is rejoined
     stuck_policy: StuckPolicy  # how long a run may make no progress before it is called stuck
     problems: tuple[str, ...]  # the limits given that were not used, and why
+    traces: bool = False  # config.json's "traces": the device records spans (issue 27); off, nothing is made
 
     @classmethod
     def read(cls, config: Mapping[str, Any]) -> AppConfig:
@@ -45,7 +46,8 @@ class AppConfig:
                    service_worker_url=str(config.get("serviceWorkerUrl") or ""),
                    connect_src=None if connect_src is None else tuple(str(s) for s in connect_src),
                    built_for=str(config.get("builtFor") or ""), base_url=str(config.get("baseUrl") or ""),
-                   stall_seconds=stall, stuck_policy=policy, problems=tuple(stall_problems + stuck_problems))
+                   stall_seconds=stall, stuck_policy=policy, problems=tuple(stall_problems + stuck_problems),
+                   traces=config.get("traces") is True)
 
 
 def server_allowed(config: AppConfig) -> bool:

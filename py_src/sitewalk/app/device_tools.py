@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..base import trace_hooks
 from ..bridge import dom, files, geolocation, permissions, storage, tasks
 from ..ui.templating import render_template
 
@@ -74,6 +75,7 @@ def _register_device_tools(registry: HeadlessToolRegistry, dialog: RequestDialog
             allow="Allow", decline="Decline", alternative="Type the position")
 
     async def locate(args: Any) -> dict[str, Any]:
+        await trace_hooks.permission("geolocation", permissions.query)  # a span with tracing on; off, not asked
         return await geolocation.geolocate(args.timeout_ms, args.high_accuracy)
 
     async def type_position(purpose: str, failure: ToolFailed | None) -> ManualPosition | None:

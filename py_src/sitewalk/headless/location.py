@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from sitewalk_shared.contracts.envelope import ErrorCode
 from sitewalk_shared.contracts.tools import GetCurrentLocationArgs
 
+from ..base import trace_hooks
 from ..base.device_errors import PERMISSION_DENIED, POSITION_UNAVAILABLE, TIMEOUT, PositionError
 from .manual_position import ManualPosition
 from .registry import ToolFailed
@@ -83,7 +84,8 @@ def get_current_location(ask: Ask, locate: Locate, type_position: TypePosition |
     """
 
     async def implementation(args: GetCurrentLocationArgs) -> dict[str, object]:
-        choice = _choice(await ask(args.purpose))
+        with trace_hooks.span("device.purpose_prompt", tool_name="get_current_location"):
+            choice = _choice(await ask(args.purpose))
         if choice == TYPE and type_position is not None:
             typed = await type_position(args.purpose, None)
             if typed is None:
@@ -92,7 +94,12 @@ def get_current_location(ask: Ask, locate: Locate, type_position: TypePosition |
         if choice != ALLOW:
             raise _declined()
         try:
-            fix = await locate(args)
+            with trace_hooks.span("device.device_api", device_api="geolocation") as traced:
+                try:
+                    fix = await locate(args)
+                except PositionError as exc:
+                    traced.fail(_platform_failure(exc).code.value)  # a denied position: an error span, typed
+                    raise
         except PositionError as exc:
             failure = _platform_failure(exc)
             typed = await type_position(args.purpose, failure) if type_position is not None else None

@@ -17,6 +17,7 @@ from sitewalk_shared.contracts.headless_wire import Envelope, HeadlessRequest, p
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
 from ..agentserver.schema import Interrupt
+from ..base import trace_hooks
 from ..calls.lifecycle import CallStatus
 from ..headless.delivery import AnswerBook, AuditLog, ContractMismatch, client_mismatch, mismatch_of, server_mismatches
 from ..headless.registry import HeadlessToolRegistry
@@ -52,6 +53,7 @@ class HeadlessAnswers:
         """
         if state is None:
             state = dict(await self.client.threads.get_state(self.thread.id))
+        trace_hooks.thread(self.thread.id, state)
         for found in server_mismatches(state):
             self._mismatch(found)
         answers: Answers = {}
@@ -85,9 +87,13 @@ class HeadlessAnswers:
         if envelope is not None:
             return envelope
         self.calls.show(call_id, name, CallStatus.RUNNING)
-        envelope = client_mismatch(interrupt["value"], self.registry.contracts, implemented=set(self.registry.names))
-        if envelope is None:
-            envelope = await self._run(request)
+        with trace_hooks.span("device.headless_tool", interrupt["value"], tool_call_id=call_id, tool_name=name,
+                              interrupt_id=interrupt["id"]) as traced:
+            envelope = client_mismatch(interrupt["value"], self.registry.contracts,
+                                       implemented=set(self.registry.names))
+            if envelope is None:
+                envelope = await self._run(request)
+            traced.answered(envelope)
         if self.cancellation.cancelled:  # not an answer: the run was cancelled while the tool ran
             self.calls.show(call_id, name, CallStatus.FAILED, envelope_detail(envelope) or "cancelled")
             return None

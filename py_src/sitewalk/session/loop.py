@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ..base import trace_hooks
 from ..base.server_errors import StreamError
 from .answers import Answers, HeadlessAnswers
 from .cancel import Cancellation
@@ -58,6 +59,8 @@ class RunLoop:
             await self.timeline.refresh()
             await self.report(error)
             raise
+        finally:
+            trace_hooks.flush()  # the run's device spans go now (offline: with the next run)
         await self.report()
 
     async def report(self, error: StreamError | None = None) -> None:
@@ -77,4 +80,5 @@ class RunLoop:
     async def _deliver(self, answers: Answers) -> Streamed:
         streamed = await self.outbox.deliver(answers)
         await self.answers.delivered(answers)
+        trace_hooks.flush()
         return streamed

@@ -40,6 +40,7 @@ from sitewalk_shared.contracts.envelope import is_outcome_unknown
 from sitewalk_shared.contracts.tool_result import rejection
 
 from ..agentserver.client import AgentServerClient, pending_interrupts
+from ..base import trace_hooks
 from ..base.server_errors import AgentServerError, ServerUnreachable, StreamError, Unauthorized
 from ..calls.lifecycle import CallStatus
 from .loop import RunLoop
@@ -224,7 +225,8 @@ class Reviews:
         sent = {r.tool_call_id: r.name for r in pending_reviews(state) if r.interrupt_id in good}
         if good:
             try:
-                refused += await self._send(good, sent)
+                with trace_hooks.decisions(state, good):
+                    refused += await self._send(good, sent)
             except Unauthorized:  # refused before it ran; if it landed anyway, the next read drops its card
                 return refused + self._hold(good, refused)
         for r in refused:

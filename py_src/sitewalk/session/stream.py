@@ -20,6 +20,7 @@ from typing import Any
 from ..agentserver.client import AgentServerClient, StreamPart
 from ..agentserver.rejoin import stream_with_rejoin
 from ..agentserver.schema import Interrupt, StreamMode, ThreadState
+from ..base import trace_hooks
 from ..calls.run_stream import RunStreamCalls
 from ..calls.view import CallView, TextView
 from ..screen_feed import ScreenFeed
@@ -77,6 +78,7 @@ class RunStream:
             watched.interrupted()
             self.view.status(f"Connection lost: rejoining the run (attempt {attempt})")
 
+        trace_hooks.run_from(self.thread.id, run_kwargs)  # a run from a checkpoint: the fork's own trace
         source = stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
                                     wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES, **run_kwargs)
         try:

@@ -61,6 +61,9 @@ Follow-ups: a human message after the first one is answered from its own words (
 - "the risk is critical" (or high, medium, low) -> a sentence, then inline JSON-patch lines that
   set the RiskBadge `risk` of the screen on record (level and label);
 - "add finding: TEXT" -> a sentence, then a patch line that appends TEXT to the card's findings;
+- "propose" (e.g. "propose the work orders") -> the reviewed field actions of `script: review` for the
+  conversation's inspection, each waiting for its own review (so one inspection has a headless call, a screen
+  and a per-call review: the tracing tests use it);
 - "check" (e.g. "check the work orders") -> what the server's reconciliation note says of the calls
   whose answer never came (`sitewalk_agent.outcomes`), or that there are none;
 - with no screen yet, the two screen edits say so and change nothing; anything else gets FOLLOW_UP_DEFAULT.
@@ -386,6 +389,7 @@ NO_SCREEN_YET = "There is no screen yet to change; start the inspection first."
 _RISK_SAID = re.compile(r"\brisk\s+is\s+(critical|high|medium|low)\b", re.IGNORECASE)
 _FINDING_SAID = re.compile(r"\badd\s+finding\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
 _CHECK_SAID = re.compile(r"\bcheck\b", re.IGNORECASE)
+_PROPOSE_SAID = re.compile(r"\bpropose\b", re.IGNORECASE)
 
 
 def _is_follow_up(messages: Sequence[BaseMessage]) -> bool:
@@ -416,6 +420,10 @@ def follow_up(messages: Sequence[BaseMessage], text: str) -> Turn:
         said = " ".join(finding.group(1).split())[:200]
         return Turn(inline_text(f"Added the finding: {said}.", [
             {"op": "add", "path": "/elements/card/props/findings/-", "value": said}]))
+    if _PROPOSE_SAID.search(text):
+        inspection_id = _last_inspection_id(messages) or "the inspection"
+        return Turn(f"These actions for {inspection_id} need your review.",
+                    calls=field_calls("review", inspection_id))
     if _CHECK_SAID.search(text):
         return Turn(_outcomes_said(messages))
     return Turn(FOLLOW_UP_DEFAULT)

@@ -4,7 +4,9 @@ The shapes are the official JS SDK's (`@langchain/langgraph-sdk`, docs in DESIGN
 Sitewalk serves can be driven by that SDK unchanged:
 
 - the interrupt value `{"type": "tool", "tool_call": {"id", "name", "args"}}`, to which Sitewalk adds
-  `"contract": {"protocol", "digest"}` (the handshake; the SDK ignores it);
+  `"contract": {"protocol", "digest"}` (the handshake; the SDK ignores it) and, only when the server
+  traces (issue 27), `"traceparent"`: the W3C trace context of the tool call's span, which the browser's
+  spans of this call nest under (`trace_wire.parse_traceparent` reads it);
 - the resume value, inside the graph `{tool_call_id: answer}` (the SDK sends
   `{interrupt_id: {tool_call_id: answer}}` on the command; the server unwraps the interrupt id);
 - the answer: Sitewalk's typed envelope (`SuccessEnvelope` / `FailureEnvelope`, the dumps of the
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
+
+from sitewalk_shared.contracts.trace_wire import format_traceparent, parse_traceparent
 
 __all__ = [
     "ContractStamp",
@@ -69,6 +73,7 @@ class HeadlessInterrupt(TypedDict):
     type: Literal["tool"]
     tool_call: ToolCall
     contract: NotRequired[ContractStamp]
+    traceparent: NotRequired[str]  # W3C trace context of the tool call's span; only when the server traces
 
 
 class ErrorBody(TypedDict):
@@ -112,6 +117,7 @@ class HeadlessRequest:
     name: str
     args: object  # as sent: the tool's contract judges it
     contract: ContractStamp | None = None
+    traceparent: str | None = None  # a valid W3C traceparent, or None (absent, or not a valid one)
 
     def tool_call(self) -> dict[str, object]:
         """The call as a plain dict, e.g. for the code that shows it."""
@@ -119,11 +125,13 @@ class HeadlessRequest:
 
 
 def headless_interrupt(tool_call_id: str, name: str, args: dict[str, object],
-                       contract: ContractStamp | None = None) -> HeadlessInterrupt:
+                       contract: ContractStamp | None = None, traceparent: str | None = None) -> HeadlessInterrupt:
     """The interrupt value the agent sends for one headless tool call."""
     value: HeadlessInterrupt = {"type": "tool", "tool_call": {"id": tool_call_id, "name": name, "args": args}}
     if contract is not None:
         value["contract"] = contract
+    if traceparent is not None:
+        value["traceparent"] = traceparent
     return value
 
 
@@ -134,11 +142,13 @@ def parse_headless_interrupt(value: object) -> HeadlessRequest | None:
     request = read_tool_call(value.get("tool_call") or value.get("toolCall"))
     if request is None:
         return None
+    parent = parse_traceparent(value.get("traceparent"))
+    traceparent = format_traceparent(parent.trace_id, parent.span_id, parent.sampled) if parent else None
     stamp = value.get("contract")
-    if not isinstance(stamp, dict):
-        return request
-    contract = ContractStamp(protocol=str(stamp.get("protocol") or ""), digest=str(stamp.get("digest") or ""))
-    return HeadlessRequest(request.tool_call_id, request.name, request.args, contract)
+    contract = None
+    if isinstance(stamp, dict):
+        contract = ContractStamp(protocol=str(stamp.get("protocol") or ""), digest=str(stamp.get("digest") or ""))
+    return HeadlessRequest(request.tool_call_id, request.name, request.args, contract, traceparent)
 
 
 def read_tool_call(call: object) -> HeadlessRequest | None:

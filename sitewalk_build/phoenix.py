@@ -1,0 +1,106 @@
+"""The trace backend `./sw serve --traces` and the tracing tests start: Arize Phoenix, on loopback.
+
+Phoenix (`arize-phoenix` on PyPI, the `traces-backend` extra) is a real OpenTelemetry backend that runs on this
+machine: `phoenix serve` accepts OTLP over HTTP on its UI port (`/v1/traces`), stores spans in SQLite under
+`PHOENIX_WORKING_DIR`, shows them in its UI and returns them through its REST API (`/v1/projects/.../spans`,
+which `arize-phoenix-client` reads). It listens on 127.0.0.1 only, its gRPC port is a free one (two Phoenixes
+never fight over 4317), and its telemetry is off: nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from sitewalk_build.agent_server import free_port
+from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.process_group import stop_process_group
+
+__all__ = ["PhoenixServer", "TraceBackendError", "start_phoenix"]
+
+HOST = "127.0.0.1"
+
+
+class TraceBackendError(AgentServerStartError):
+    """Phoenix is not installed, exited while starting, or did not answer in time."""
+
+
+@dataclass
+class PhoenixServer:
+    """A running `phoenix serve`: its UI (and REST API) URL and the OTLP/HTTP traces URL servers export to."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    working_dir: Path
+    log_path: Path
+    _log: IO[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def otlp_url(self) -> str:
+        return self.url + "/v1/traces"
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 20) -> str:
+        with contextlib.suppress(OSError):
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+    def stop(self) -> None:
+        stop_process_group(self.process)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def _phoenix_cmd() -> list[str]:
+    cli = Path(sys.executable).parent / "phoenix"
+    if not cli.exists():
+        raise TraceBackendError("Phoenix is not installed: pip install -e '.[traces-backend]' (./sw does it)")
+    return [sys.executable, str(cli), "serve"]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def start_phoenix(working_dir: Path, port: int | None = None, timeout: float = 180.0) -> PhoenixServer:
+    """Start Phoenix keeping its data in `working_dir`, on `port` (a free one if None); wait until it answers."""
+    working_dir.mkdir(parents=True, exist_ok=True)
+    port = port or free_port(HOST)
+    env = {**_base_env(), "PHOENIX_WORKING_DIR": str(working_dir), "PHOENIX_HOST": HOST, "PHOENIX_PORT": str(port),
+           "PHOENIX_GRPC_PORT": str(free_port(HOST)), "PHOENIX_TELEMETRY_ENABLED": "false"}
+    log_path = working_dir / "phoenix.log"
+    log = open(log_path, "wb")  # owned by the PhoenixServer, closed by stop()
+    process = subprocess.Popen(_phoenix_cmd(), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    server = PhoenixServer(process, f"http://{HOST}:{port}", working_dir, log_path, log)
+    atexit.register(server.stop)
+    deadline = time.monotonic() + timeout
+    while not _healthy(server.url):
+        if not server.alive() or time.monotonic() > deadline:
+            why = "exited while starting" if not server.alive() else f"did not answer within {timeout:.0f} s"
+            server.stop()
+            raise TraceBackendError(f"Phoenix {why}; last lines of {log_path}:\n{server.log_tail()}")
+        time.sleep(0.5)
+    return server
+
+
+def _base_env() -> dict[str, str]:
+    import os  # noqa: PLC0415
+
+    # The caller's own OTLP settings are the agent servers' business, not Phoenix's.
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "PHOENIX_"))}
