@@ -111,7 +111,7 @@ def _start_tracing(client: AgentServerClient) -> None:
     from ..bridge.boot_marks import boot_marks
     from ..tracing import start
 
-    start(client.send_device_spans, tasks.spawn, boot_marks)
+    start(client.send_device_spans, tasks.spawn, boot_marks, kept=storage.LocalStorageStore())
 
 
 def _signed_out() -> None:
