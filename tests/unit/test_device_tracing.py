@@ -345,3 +345,40 @@ def test_a_run_from_a_checkpoint_puts_the_next_spans_in_the_forks_trace_and_a_re
     for key, spans in ready.items():  # the server takes each batch as its fork's
         server.exporter.export(read_batch({"thread_id": key[0], "forked_from": key[1], "spans": spans}))
     assert len(server.memory.get_finished_spans()) == 3
+
+
+def test_spans_that_waited_offline_survive_a_reload_and_are_then_sent_once():
+    from memory_storage import DictStorage
+
+    from sitewalk.tracing.sender import KEPT_KEY
+
+    kept, server = DictStorage(), Server()
+    rec = recorder()
+    rec.thread("thread-1")
+    spans_made(rec, 2)
+    server.reachable = False
+    assert asyncio.run(SpanSender(rec, server.post, kept).send_ready()) is False
+    assert len(json.loads(kept.get(KEPT_KEY) or "[]")[0][2]) == 2  # written to the device as they wait
+    # the page is reloaded: a new recorder, its sender restores what waited
+    server.reachable = True
+    reloaded = Recorder(clock=Clock(), new_id=lambda: "f" * 16)
+    sender = SpanSender(reloaded, server.post, kept)
+    assert sender.restore() == 2
+    assert asyncio.run(sender.send_ready()) is True
+    assert len(server.memory.get_finished_spans()) == 2 and kept.get(KEPT_KEY) is None
+    assert SpanSender(recorder(), server.post, kept).restore() == 0  # nothing left to send twice
+
+
+def test_a_malformed_kept_record_is_dropped_not_sent():
+    from memory_storage import DictStorage
+
+    from sitewalk.tracing.sender import KEPT_KEY
+
+    good = {"name": "device.screen", "trace_id": inspection_root("t").trace_id, "span_id": "1" * 16,
+            "parent_span_id": inspection_root("t").span_id, "start_unix_nano": 1, "end_unix_nano": 2,
+            "attributes": {}, "status": "ok"}
+    bad = {**good, "span_id": "2" * 16, "attributes": {"sitewalk.notes": SENTINEL}}
+    for text, restored in (("{", 0), ('{"a": 1}', 0), (json.dumps([["t", None, [good, bad]], ["x"]]), 1)):
+        rec = recorder()
+        assert SpanSender(rec, Server().post, DictStorage({KEPT_KEY: text})).restore() == restored
+        assert SENTINEL not in json.dumps(list(rec.take_ready().values()))

@@ -39,8 +39,8 @@ async def main(config: Any) -> None:
 
 def _start_tracing(app: App) -> None:
     """The device's spans recorded from now on, sent to the agent server with the app's client."""
-    from ..bridge import tasks
+    from ..bridge import storage, tasks
     from ..bridge.boot_marks import boot_marks
     from ..tracing import start
 
-    start(app.client.send_device_spans, tasks.spawn, boot_marks)
+    start(app.client.send_device_spans, tasks.spawn, boot_marks, kept=storage.LocalStorageStore())

@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from ..base import trace_hooks
+from ..base.device_storage import KeyValueStore
 from .boot import record_boot
 from .recorder import Recorder, checkpoint_of
 from .sender import Post, SpanSender
@@ -76,9 +77,12 @@ class DeviceTracing:
 
 
 def start(post: Post, spawn: Callable[[Coroutine[Any, Any, Any]], object],
-          marks: Callable[[], Mapping[str, float]] | None = None) -> DeviceTracing:
-    """Turn device tracing on: spans from now on, sent with `post`, in tasks made by `spawn`."""
+          marks: Callable[[], Mapping[str, float]] | None = None, kept: KeyValueStore | None = None) -> DeviceTracing:
+    """Turn device tracing on: spans from now on, sent with `post`, in tasks made by `spawn`; with `kept`, the
+    spans an earlier page left unsent come back to be sent with the next ones."""
     recorder = Recorder(clock=time.time_ns, new_id=new_span_id)
-    tracing = DeviceTracing(recorder, SpanSender(recorder, post), spawn, marks)
+    sender = SpanSender(recorder, post, kept)
+    sender.restore()
+    tracing = DeviceTracing(recorder, sender, spawn, marks)
     trace_hooks.install(tracing)
     return tracing

@@ -127,6 +127,10 @@ class Recorder:
         ready, self._ready = self._ready, {}
         return ready
 
+    def ready(self) -> dict[BatchKey, list[DeviceSpan]]:
+        """The spans ready to send, by inspection (a copy; they stay the recorder's)."""
+        return {key: list(spans) for key, spans in self._ready.items()}
+
     def put_back(self, key: BatchKey, spans: list[DeviceSpan]) -> None:
         self._ready.setdefault(key, [])[:0] = spans
 
