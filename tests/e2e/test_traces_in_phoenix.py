@@ -6,10 +6,9 @@ work orders) is one trace: every run of the thread under the inspection's root s
 and the review's spans named by the traceparent their interrupt values carried. A replay is a trace of its
 own, linked to the inspection it left. With tracing on in the browser too (config.json's "traces", served
 as tests/e2e/test_tracing_in_browser.py does), the device's spans are in that one trace, nested under the
-server span their interrupt named (the review decisions' spans are not checked here: after the reopen this
-flow needs, none reached the server, see the closing note); a denied position is an error span with its
-typed code; and a sentinel in the local-only field of the draft (`notes`) is in no span Phoenix stored, of
-either side.
+server span their interrupt named (a review decision's under the review span); a denied position is an
+error span with its typed code; and a sentinel in the local-only field of the draft (`notes`) is in no
+span Phoenix stored, of either side.
 Runs on both servers (`./sw test-durable` for Aegra)."""
 
 from __future__ import annotations
@@ -127,7 +126,7 @@ def _device(spans: list[dict]) -> list[dict]:
 def _joined(trace_id: str):
     def check(spans: list[dict]) -> bool:
         names = {s["name"] for s in _device(spans) if s["context"]["trace_id"] == trace_id}
-        return {"device.headless_tool", "device.screen", "device.permission"} <= names
+        return {"device.headless_tool", "device.screen", "device.permission", "device.review_decision"} <= names
     return check
 
 
@@ -156,6 +155,9 @@ def test_one_inspection_is_one_trace_with_the_devices_spans_under_the_servers_an
     [located] = [s for s in _device(trace) if s["name"] == "device.headless_tool"
                  and s["attributes"]["sitewalk.tool_name"] == "get_current_location"]
     assert (located["status_code"], located.get("status_message")) == ("ERROR", "permission_denied")
+    # the review decision: a device span under the review span its interrupt's traceparent named
+    decided = [s for s in _device(trace) if s["name"] == "device.review_decision"]
+    assert decided and all(by_id[s["parent_id"]]["name"] == REVIEW_SPAN for s in decided)
     # the boot's spans, made before any interrupt, are under the inspection's root
     [boot] = [s for s in _device(trace) if s["name"] == "device.boot"]
     assert boot["parent_id"] == root.span_id

@@ -227,6 +227,7 @@ class Reviews:
             try:
                 with trace_hooks.decisions(state, good):
                     refused += await self._send(good, sent)
+                trace_hooks.flush()  # the decisions' spans end with the resume's run, after its own flush
             except Unauthorized:  # refused before it ran; if it landed anyway, the next read drops its card
                 return refused + self._hold(good, refused)
         for r in refused:

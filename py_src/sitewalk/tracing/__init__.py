@@ -82,7 +82,9 @@ def start(post: Post, spawn: Callable[[Coroutine[Any, Any, Any]], object],
     spans an earlier page left unsent come back to be sent with the next ones."""
     recorder = Recorder(clock=time.time_ns, new_id=new_span_id)
     sender = SpanSender(recorder, post, kept)
-    sender.restore()
+    restored = sender.restore()
     tracing = DeviceTracing(recorder, sender, spawn, marks)
     trace_hooks.install(tracing)
+    if restored:  # an earlier page's spans go now, not only after this page's first run (offline: they wait)
+        tracing.flush()
     return tracing
