@@ -107,6 +107,27 @@ def test_end_all_finishes_calls_of_a_stream_that_ended_without_a_last_chunk():
     assert [u.args for u in reader.end_all()] == [{"a": 1}]
 
 
+def test_a_chunk_missing_some_keys_is_read_as_one_with_all_of_them():
+    """Chunks as LangGraph sends them (every key) are read on the fast path; a chunk missing keys, or sent
+    alone (not `[chunk, metadata]`), or ending by its `finish_reason`, is read the same way, one by one."""
+    def views(events: list[tuple[str, Any]]) -> list[Any]:
+        reader = RunStreamCalls()
+        for event, data in events:
+            reader.feed(event, data)
+        return reader.take()
+
+    full = [("messages", chunk("m1", frag(0, '{"a":', "c1", "t"))), ("messages", chunk("m1", frag(0, "1}"))),
+            ("messages", [{**chunk("m1")[0], "content": "done"}, {}]), ("messages", chunk("m1", last=True))]
+    sparse = [("messages", [{"type": "AIMessageChunk", "id": "m1", "tool_call_chunks": [frag(0, '{"a":', "c1", "t")]}]),
+              ("messages", {"type": "AIMessageChunk", "id": "m1", "tool_call_chunks": [frag(0, "1}")]}),
+              ("messages", [{"type": "AIMessageChunk", "id": "m1", "content": "done"}, {}]),
+              ("messages", [{"type": "AIMessageChunk", "id": "m1", "response_metadata": {"finish_reason": "stop"}}]),
+              ("messages", ["not a chunk"]), ("messages", [])]
+    expected = views(full)
+    assert [(getattr(v, "call_id", None), v.delta) for v in expected] == [("c1", '{"a":1}'), (None, "done")]
+    assert views(sparse) == expected
+
+
 # -- synthetic: snapshot vs delta, bad arguments -------------------------------------------
 
 def test_snapshot_replaces_and_delta_appends():

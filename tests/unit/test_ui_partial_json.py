@@ -283,6 +283,19 @@ def test_whole_elements_in_a_long_buffer_give_the_tokenizers_events(size):
     assert _events(text, size) == _events(text, 7)
 
 
+def test_an_element_whole_at_the_end_of_a_long_buffer_is_decoded_whole_too():
+    """A frame's text often ends just after an element: that element is decoded by one json call like the
+    ones before it (each character looked at once), not tokenized with its props skimmed and decoded."""
+    spec = {"root": "r", "elements": {"r": {"type": "Stack", "props": {"gap": "md"}, "children": ["a"]},
+                                      "a": {"type": "Text", "props": {"text": "x" * 200}, "children": []}}}
+    text = json.dumps(spec)
+    buffer = text[:text.rindex("}", 0, len(text) - 2) + 1]  # up to the end of element "a"
+    parser = PartialJsonParser(defer_depth=3)
+    events = parser.feed(buffer)
+    assert len(buffer) >= 256 and events[-1] == (("elements", "a"), spec["elements"]["a"])
+    assert parser.chars_scanned == len(buffer)
+
+
 def test_an_element_the_json_module_refuses_is_left_to_the_tokenizer():
     """NaN inside an element in a long buffer: refused (at the same offset) as fragment by fragment."""
     spec = big_spec(2_000)

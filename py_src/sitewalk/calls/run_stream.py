@@ -12,13 +12,15 @@ Coalesced: `feed` only keeps the event; `take` assembles what came since the las
 hands back one read-only view (`calls.view`) per call or message it changed, its `delta` being all the
 text added since. The session takes once an animation frame while a stream comes, so the cost of a
 fragment is one list append plus its share of that pass, never a re-join or a parse (the arguments are
-parsed once, when their message ends: `CallAssembler.finish`). `_assemble` and `_chunk` run once per
-event: they are kept flat (local names, one helper call per event, the rare cases in helpers of their own).
+parsed once, when their message ends: `CallAssembler.finish`). `_assemble`'s loop and `_fragments` run
+once per event: they are kept flat (a chunk read by subscript, local names, one helper call per event, the
+rare cases in helpers of their own).
 Hand-written: no library reads LangGraph's `messages-tuple` chunks, and the JSON is parsed by `json`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .assembly import AssembledCall, CallAssembler, Namespace
@@ -27,7 +29,7 @@ from .view import CallView, TextView
 
 __all__ = ["RunStreamCalls", "namespace_of"]
 
-_NONE: dict[str, object] = {}
+_UNSEEN = object()  # no event's name or message id: the first event of a take always finds its message
 
 
 def namespace_of(event: str) -> Namespace:
@@ -96,59 +98,78 @@ class RunStreamCalls:
         return [entry.take() for entry in touched if isinstance(entry, AssembledCall) or entry.parts]
 
     def _assemble(self) -> None:
+        """Every event fed since the last take, in one loop: the common chunk (a dict with all its keys, as
+        LangGraph sends them) is read by subscript, any other by `_fields`; its fragments go to
+        `_fragments`, and the rare cases (a new message, words, a message's end, a whole message) leave
+        the loop for helpers of their own."""
         pending = self._pending
         if not pending:
             return
         self._pending = []
-        touched, messages = self._touched, self.messages
-        last_event: str | None = None
-        last_id: object = None
-        message: _Message | None = None
+        touched = self._touched
+        last_event: object = _UNSEEN
+        last_id: object = _UNSEEN
+        message = _Message((), "")  # replaced before use: the first event's (event, id) is never _UNSEEN
         for event, data in pending:
-            chunk = data[0] if data.__class__ is list and data else data
-            if chunk.__class__ is not dict:
+            try:
+                chunk = data[0]  # type: ignore[index]  # anything else is read by _fields
+                kind, raw_id, content, fragments, position = (
+                    chunk["type"], chunk["id"], chunk["content"], chunk["tool_call_chunks"], chunk["chunk_position"])
+            except (KeyError, TypeError, IndexError):
+                chunk, (kind, raw_id, content, fragments, position) = _fields(data)
+            if kind != "AIMessageChunk" and not self._is_chunk(kind, chunk, event):
                 continue
-            kind = chunk.get("type")
-            if kind != "AIMessageChunk":
-                if kind == "ai":
-                    self._whole(chunk, self._namespace(event))
-                    continue
-                if not str(kind or "").startswith("AI"):
-                    continue
-            raw_id = chunk.get("id")
-            if raw_id != last_id or event != last_event or message is None:
-                key = (self._namespace(event), str(raw_id or ""))
-                message = messages.get(key)
-                if message is None:
-                    message = messages[key] = _Message(*key)
+            if raw_id != last_id or event != last_event:
+                message = self._message(event, raw_id)
                 last_event, last_id = event, raw_id
-            self._chunk(message, chunk, touched)
+            if content:
+                self._words(message, content)
+            if fragments and not message.done:  # a fragment after its message ended is not merged
+                self._fragments(message, fragments, touched)
+            if position == "last" or chunk.get("response_metadata"):
+                self._maybe_end(message, position, chunk)
 
-    def _chunk(self, message: _Message, chunk: dict[str, Any], touched: dict[Any, None]) -> None:
-        """One chunk of a streaming message: its words, its calls' fragments, and its end."""
-        content = chunk.get("content")
-        if content:
-            text = content if content.__class__ is str else _text_of(content)
-            if text:
-                message.parts.append(text)
-                touched[message] = None
-        fragments = chunk.get("tool_call_chunks")
-        if fragments and not message.done:  # a fragment after its message ended is not merged
-            slots = message.slots
-            for fragment in fragments:
-                index = fragment.get("index")
-                call = slots.get(index if index.__class__ is int else 0)
-                if call is None:
-                    call = self._open(message, fragment)
-                    if call is None:
-                        continue
-                elif call.name is None and fragment.get("name"):
-                    call.name = fragment["name"]
-                args = fragment.get("args")
-                if args:
-                    call.parts.append(args)
-                touched[call] = None
-        if chunk.get("chunk_position") == "last" or (chunk.get("response_metadata") or _NONE).get("finish_reason"):
+    def _fragments(self, message: _Message, fragments: list[dict[str, Any]],
+                   touched: dict[_Message | AssembledCall, None]) -> None:
+        """A chunk's call fragments, each appended to its call (found by index; opened by its first)."""
+        slots = message.slots
+        for fragment in fragments:
+            index = fragment.get("index")
+            call = slots.get(index if index.__class__ is int else 0) or self._open(message, fragment)
+            if call is None:
+                continue
+            if call.name is None and fragment.get("name"):
+                call.name = fragment["name"]
+            args = fragment.get("args")
+            if args:
+                call.parts.append(args)
+            touched[call] = None
+
+    def _is_chunk(self, kind: object, chunk: object, event: str) -> bool:
+        """A chunk of another type: a whole AI message is taken at once (not a chunk); other AI types are
+        read as chunks; anything else is not this reader's."""
+        if kind == "ai" and isinstance(chunk, dict):
+            self._whole(chunk, self._namespace(event))
+            return False
+        return str(kind or "").startswith("AI")
+
+    def _message(self, event: str, raw_id: object) -> _Message:
+        key = (self._namespace(event), str(raw_id or ""))
+        message = self.messages.get(key)
+        if message is None:
+            message = self.messages[key] = _Message(*key)
+        return message
+
+    def _words(self, message: _Message, content: object) -> None:
+        text = content if content.__class__ is str else _text_of(content)
+        if text:
+            message.parts.append(text)
+            self._touched[message] = None
+
+    def _maybe_end(self, message: _Message, position: object, chunk: Mapping[str, object]) -> None:
+        """The chunk ends its message if it is the last (`chunk_position`) or says why the model stopped."""
+        meta = chunk.get("response_metadata")
+        if position == "last" or (isinstance(meta, dict) and meta.get("finish_reason")):
             if not message.done:
                 self._end(message)
 
@@ -198,6 +219,16 @@ class RunStreamCalls:
             call.message_id, call.index = message_id, index
             message.slots[index] = call
         self._end(message)
+
+
+def _fields(data: object) -> tuple[object, tuple[object, object, object, list[dict[str, Any]] | None, object]]:
+    """The chunk of an event (`[chunk, metadata]`, or the chunk alone) and its fields read one by one, any
+    of them absent (all None if it is no dict)."""
+    chunk = data[0] if data.__class__ is list and data else data
+    if chunk.__class__ is not dict:
+        return chunk, (None, None, None, None, None)
+    get = chunk.get
+    return chunk, (get("type"), get("id"), get("content"), get("tool_call_chunks"), get("chunk_position"))
 
 
 def _text_of(content: object) -> str:

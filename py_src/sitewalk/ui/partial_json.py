@@ -263,7 +263,7 @@ class PartialJsonParser:
         """A container one key above the deferred depth (a spec's element), when all of it is in the buffer:
         decoded by one `json` call, its events given as the tokenizer would give them (each member, then
         itself). None when it is not whole yet, or the json module refuses it: the tokenizer decides."""
-        if self.defer_depth is None or len(frame.path) + 2 != self.defer_depth or len(buf) - start < _WHOLE_MIN:
+        if self.defer_depth is None or len(frame.path) + 2 != self.defer_depth or len(buf) < _WHOLE_MIN:
             return None
         try:
             value, stop = _DECODER.raw_decode(buf, start)

@@ -85,28 +85,33 @@ class SpecStream:
         return self.parser.close()
 
     def _on_value(self, path: tuple, value: object, progress: SpecProgress) -> None:
-        if path == ("root",):
-            if isinstance(value, str):
+        """One completed value: the paths that matter are tested most common first (an element's members,
+        then the element, then the root), so the others cost one length test."""
+        depth = len(path)
+        if depth == 3:
+            key, member = path[1], path[2]
+            if path[0] != "elements" or not isinstance(key, str):
+                return
+            if member == "type":
+                if not isinstance(value, str):
+                    return
+                self._typed.add(key)
+            elif member == "props":
+                self._props.add(key)
+            else:
+                if member == "children":
+                    self._settle(key, progress)
+                return
+        elif depth == 2:
+            key = path[1]
+            if path[0] != "elements" or not isinstance(key, str):
+                return
+            self._props.add(key)  # the element closed: missing props default to {}, children are final
+            self._settle(key, progress)
+        else:
+            if depth == 1 and path[0] == "root" and isinstance(value, str):
                 self.root = value
                 progress.root_changed = True
-            return
-        if len(path) < 2 or path[0] != "elements" or not isinstance(path[1], str):
-            return
-        key = path[1]
-        if len(path) == 2:  # the element closed: missing props default to {}, children are final
-            self._props.add(key)
-            self._settle(key, progress)
-        elif len(path) == 3:
-            if path[2] == "type" and isinstance(value, str):
-                self._typed.add(key)
-            elif path[2] == "props":
-                self._props.add(key)
-            elif path[2] == "children":
-                self._settle(key, progress)
-                return
-            else:
-                return
-        else:
             return
         if key in self._typed and key in self._props and key not in self.complete:
             self.complete[key] = None
