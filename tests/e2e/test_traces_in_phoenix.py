@@ -6,7 +6,8 @@ work orders) is one trace: every run of the thread under the inspection's root s
 and the review's spans named by the traceparent their interrupt values carried. A replay is a trace of its
 own, linked to the inspection it left. With tracing on in the browser too (config.json's "traces", served
 as tests/e2e/test_tracing_in_browser.py does), the device's spans are in that one trace, nested under the
-server span their interrupt named (a review decision's under the review span); a denied position is an
+server span their interrupt named (a review decision's under the review span), each naming the checkpoint its
+step started from (`sitewalk.checkpoint_id`); a denied position is an
 error span with its typed code; and a sentinel in the local-only field of the draft (`notes`) is in no
 span Phoenix stored, of either side.
 Runs on both servers (`./sw test-durable` for Aegra)."""
@@ -92,6 +93,11 @@ def test_an_inspections_server_spans_are_one_trace_in_phoenix(app_for, traced_se
     assert len(reviews) >= 3 and all(s["attributes"]["sitewalk.tool_call_id"] for s in reviews)
 
 
+def _checkpoints(server: str, thread_id: str) -> set[str]:
+    history = httpx.post(f"{server}/threads/{thread_id}/history", json={"limit": 200}, timeout=30).json()
+    return {str(h["checkpoint"]["checkpoint_id"]) for h in history}
+
+
 def _review_checkpoint(server: str, thread_id: str) -> str:
     """The checkpoint where the proposed work orders waited for their reviews."""
     history = httpx.post(f"{server}/threads/{thread_id}/history", json={"limit": 100}, timeout=30).json()
@@ -161,6 +167,11 @@ def test_one_inspection_is_one_trace_with_the_devices_spans_under_the_servers_an
     # the boot's spans, made before any interrupt, are under the inspection's root
     [boot] = [s for s in _device(trace) if s["name"] == "device.boot"]
     assert boot["parent_id"] == root.span_id
+    # every device span of a step names the thread's checkpoint that step started from (the boot's come
+    # before the thread's first checkpoint: they name none)
+    stepped = [s for s in device if not s["name"].startswith("device.boot")]
+    assert {"device.headless_tool", "device.screen", "device.review_decision"} <= {s["name"] for s in stepped}
+    assert not [s["name"] for s in stepped if not s["attributes"].get("sitewalk.checkpoint_id")]
+    assert {s["attributes"]["sitewalk.checkpoint_id"] for s in stepped} <= _checkpoints(traced_server, thread_id)
     # nothing local in any span Phoenix stored, of either side, in name, attribute or event
     assert not [s["name"] for s in phoenix.spans() if SENTINEL in json.dumps(s)]
-
