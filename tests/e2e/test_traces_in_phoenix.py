@@ -19,9 +19,11 @@ import json
 import uuid
 
 import httpx
+from conftest_helpers import poll
 from playwright.sync_api import expect
 from test_tracing_in_browser import traces_on
 
+import build
 from sitewalk_shared.contracts.trace_wire import inspection_root
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana", "findings": ["crack"], "risk": "low"}
@@ -232,3 +234,33 @@ def test_one_inspection_is_one_trace_with_the_devices_spans_under_the_servers_an
     assert {s["attributes"]["sitewalk.checkpoint_id"] for s in stepped} <= _checkpoints(traced_server, thread_id)
     # nothing local in any span Phoenix stored, of either side, in name, attribute or event
     assert not [s["name"] for s in phoenix.spans() if SENTINEL in json.dumps(s)]
+
+
+
+def test_a_start_pressed_before_python_is_a_device_span_under_the_inspections_root(app_for, traced_server, phoenix):
+    """Start pressed at first paint while the boot waits for config.json (held by the test until the press, so
+    Python cannot have started the app): the device's `device.start_press` reaches Phoenix, under the root of
+    the inspection that press began."""
+    app = app_for(traced_server)
+    page, held = app.page, []
+    page.route("**/config.json", lambda route: held.append(route))  # answered after the press, with tracing on
+    page.goto(build.app_url(app.site_url, app.server_url), wait_until="commit")
+    poll(page, "window.sitewalkFirstPress !== undefined", timeout_s=60)  # first_press.js listens
+    inspection_id = f"inspection-early-traced-{uuid.uuid4().hex[:6]}"
+    page.locator("#sw-inspection-id").fill(inspection_id)
+    page.locator("#sw-start").click()
+    assert page.evaluate("window.sitewalkFirstPress.pressedAt !== undefined && document.body.dataset.ready !== '1'")
+    for _ in range(240):  # the boot asks for config.json after Python's packages: wait for the ask
+        if held:
+            break
+        page.wait_for_timeout(250)
+    [route] = held
+    route.fulfill(json={**json.loads(route.fetch().text()), "traces": True})
+    app.wait_finished(inspection_id)
+    root = inspection_root(_thread_id(app))
+    spans = phoenix.wait_for(lambda got: any(s["name"] == "device.start_press" and s["context"]["trace_id"] ==
+                                             root.trace_id for s in _device(got)), timeout=90)
+    [pressed] = [s for s in _device(spans) if s["name"] == "device.start_press"
+                 and s["context"]["trace_id"] == root.trace_id]
+    assert pressed.get("parent_id") == root.span_id
+    assert pressed["attributes"]["sitewalk.first_run"] is True
