@@ -15,7 +15,8 @@ Every outcome is a `ToolMessage` whose content is the typed envelope, so the mod
 JSON it can read, never a stack trace.
 
 With tracing on (`sitewalk_agent.tracing`), the interrupt value also carries `"traceparent"`: the W3C trace
-context of the tool call's span, which the browser's spans of this call nest under.
+context of the tool call's span, which the browser's spans of this call nest under, and `"checkpoint_id"`:
+the checkpoint the interrupted step started from, which the browser's spans of the call carry.
 
 Tool calls of one AI message run in parallel (LangChain's `ToolNode`), so two headless calls are
 pending at once and one resume command answers both.
@@ -41,6 +42,8 @@ from sitewalk_shared.contracts.headless_wire import ContractStamp, answer_in, he
 from sitewalk_shared.contracts.tools import BROWSER_TOOL_CONTRACTS, PROTOCOL_VERSION, ToolContract
 
 __all__ = ["failure", "headless_tool", "headless_tools", "run_headless_call", "tool_message"]
+
+TraceContext = tuple[str, str | None]  # (traceparent, checkpoint id of the step) put into the interrupt value
 
 MAX_MESSAGE = 2000
 MAX_DETAIL = 4000  # characters of a failure's detail, as JSON, kept from the browser's answer
@@ -111,9 +114,9 @@ def _bounded(call: dict[str, Any], outcome: ToolFailure) -> ToolFailure:
 
 
 async def run_headless_call(contract: ToolContract, call: dict[str, Any], state: dict[str, Any],
-                            ledger: OutcomeLedger | None = None, traceparent: str | None = None) -> ToolMessage:
+                            ledger: OutcomeLedger | None = None, trace: TraceContext | None = None) -> ToolMessage:
     """Check the call, ask the browser once per call id (a replay answers from the ledger), check the answer.
-    `traceparent`: the tool call's span, sent with the question when the server traces."""
+    `trace`: the tool call's span and its step's checkpoint, sent with the question when the server traces."""
     ledger = ledger or OutcomeLedger()
     checked = _precheck(contract, call, state)
     if isinstance(checked, ToolMessage):
@@ -122,9 +125,10 @@ async def run_headless_call(contract: ToolContract, call: dict[str, Any], state:
     if recorded is not None:  # a replay: the browser already answered this call
         envelope = recorded["envelope"]
         return tool_message(call, envelope, bool(envelope.get("ok")), answered_by="ledger")
+    traceparent, checkpoint_id = trace or (None, None)
     resume = interrupt(headless_interrupt(call["id"], contract.name, checked,
                                           ContractStamp(protocol=PROTOCOL_VERSION, digest=contract.digest),
-                                          traceparent))
+                                          traceparent, checkpoint_id))
     outcome = _checked_answer(contract, call, resume)
     envelope = outcome.model_dump(mode="json")
     await ledger.put(call["id"], envelope)
@@ -139,7 +143,7 @@ def headless_tool(contract: ToolContract) -> BaseTool:
         thread_id = (runtime.config.get("configurable") or {}).get("thread_id")
         state = runtime.state if isinstance(runtime.state, dict) else {}
         message = await run_headless_call(contract, call, state, OutcomeLedger(runtime.store, thread_id),
-                                          _traceparent(call, runtime.config))
+                                          _trace_context(call, runtime.config))
         inspection_id = args.get("inspection_id")
         if isinstance(inspection_id, str) and not _is_invalid_args(message):
             # the conversation is about this inspection from now on (the action keys name it)
@@ -152,13 +156,15 @@ def headless_tool(contract: ToolContract) -> BaseTool:
                                         args_schema=contract.args.model_json_schema())
 
 
-def _traceparent(call: dict[str, Any], config: Any) -> str | None:
-    """The tool call span's traceparent when the server traces (nothing of OpenTelemetry is imported when off)."""
+def _trace_context(call: dict[str, Any], config: Any) -> TraceContext | None:
+    """The tool call span's traceparent and the checkpoint its step started from, when the server traces
+    (nothing of OpenTelemetry is imported when off)."""
     if not tracing.enabled():
         return None
-    from sitewalk_agent.tracing.interrupts import tool_call_traceparent  # noqa: PLC0415
+    from sitewalk_agent.tracing.interrupts import step_checkpoint, tool_call_traceparent  # noqa: PLC0415
 
-    return tool_call_traceparent(call, config)
+    traceparent = tool_call_traceparent(call, config)
+    return (traceparent, step_checkpoint(config)) if traceparent else None
 
 
 def _is_invalid_args(message: ToolMessage) -> bool:

@@ -14,7 +14,8 @@ nothing is ever approved by default.
   Revision 1 is the model's args. An `edit` decision creates revision 2: the edited args are what
   runs (LangChain substitutes them and tells the model so).
   With tracing on (`sitewalk_agent.tracing`) it also carries `"traceparent"`: a `sitewalk.review` span
-  made as the review asks, under which the browser's spans of the decision nest.
+  made as the review asks, under which the browser's spans of the decision nest, and `"checkpoint_id"`:
+  the checkpoint the interrupted step started from (the browser's decision spans carry it).
 - A decision names the revision it was made on:
   `{"type": "approve" | "edit" | "reject", "args_revision": 1, "args_hash": "<hash from the card>",
     "edited_action"?: {"name", "args"}, "message"?: "reason"}`.
@@ -163,13 +164,18 @@ def _rejected(message: ToolMessage, decision: dict[str, Any]) -> ToolMessage:
 
 
 def _trace_context(request: ToolCallRequest) -> dict[str, str]:
-    """`{"traceparent": ...}` of the review's span when the server traces, else nothing (and no import)."""
+    """`{"traceparent": ..., "checkpoint_id": ...}` of the review's span and step when the server traces, else
+    nothing (and no import)."""
     if not tracing.enabled():
         return {}
-    from sitewalk_agent.tracing.interrupts import review_traceparent  # noqa: PLC0415
+    from sitewalk_agent.tracing.interrupts import review_traceparent, step_checkpoint  # noqa: PLC0415
 
-    traceparent = review_traceparent(request.tool_call, PENDING_REVISION, getattr(request.runtime, "config", None))
-    return {"traceparent": traceparent} if traceparent else {}
+    config = getattr(request.runtime, "config", None)
+    traceparent = review_traceparent(request.tool_call, PENDING_REVISION, config)
+    if not traceparent:
+        return {}
+    checkpoint_id = step_checkpoint(config)
+    return {"traceparent": traceparent, **({"checkpoint_id": checkpoint_id} if checkpoint_id else {})}
 
 
 def _kind(answer: object) -> str | None:

@@ -96,6 +96,10 @@ def test_the_devices_headless_span_is_a_child_of_the_tool_calls_span_and_nothing
     assert _ancestors(device, by_id) == ["read_local_draft", "tools", "inspection", ROOT_SPAN]
     assert device.attributes["sitewalk.origin"] == "device"
     assert device.attributes["sitewalk.tool_call_id"] == pending.value["tool_call"]["id"]
+    # the state it answered from names no checkpoint: the interrupt's (its step's) is the span's, as the tool's
+    assert device.attributes["sitewalk.checkpoint_id"] == pending.value["checkpoint_id"]
+    assert device.attributes["sitewalk.checkpoint_id"] == _by_id(memory)[named.span_id].attributes[
+        "sitewalk.checkpoint_id"]
     assert device.attributes["sitewalk.result_bytes"] > 0
     for span in finished:  # both sides: the server's spans carry the tool result the agent got, never the notes
         text = json.dumps([span.name, dict(span.attributes or {}),

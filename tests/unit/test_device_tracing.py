@@ -97,6 +97,40 @@ def test_a_headless_call_and_its_children_name_their_parents_and_times():
     assert tool_span["attributes"]["sitewalk.tool_call_id"] == "call_1"
 
 
+def test_a_headless_span_and_its_children_carry_the_checkpoint_its_interrupt_names():
+    """Read from a stream, the state names no checkpoint: the interrupt value's (its step's) is the span's."""
+    rec = recorder()
+    rec.thread("thread-1", None, "checkpoint-older")
+    with rec.span("device.headless_tool", {**INTERRUPT, "checkpoint_id": "cp-step"}, {"tool_call_id": "call_1"}):
+        with rec.span("device.purpose_prompt"):
+            pass
+    with rec.span("device.headless_tool", {**INTERRUPT, "checkpoint_id": f"bad {SENTINEL}"}):
+        pass  # not an id: dropped, the recorder's current checkpoint instead
+    first, child, second = sorted(sent(rec), key=lambda s: s["start_unix_nano"])
+    assert first["attributes"]["sitewalk.checkpoint_id"] == child["attributes"]["sitewalk.checkpoint_id"] == "cp-step"
+    assert second["attributes"]["sitewalk.checkpoint_id"] == "checkpoint-older"
+
+
+def test_with_tracing_on_a_run_also_streams_checkpoints_and_a_step_names_the_next_spans_checkpoint():
+    modes = ("values", "updates", "messages-tuple")
+    assert trace_hooks.stream_modes(modes) == modes  # off: the stream is as it was
+    rec = recorder()
+    trace_hooks.install(DeviceTracing(rec, SpanSender(rec, Server().post), asyncio.ensure_future))
+    try:
+        assert trace_hooks.stream_modes(modes) == (*modes, "checkpoints")
+        trace_hooks.thread("thread-1", {"values": {}})  # a state from the stream: no checkpoint
+        trace_hooks.checkpoint("thread-1", {"config": {"configurable": {"checkpoint_id": "cp-model"}}, "values": {}})
+        with trace_hooks.span("device.screen"):
+            pass
+        trace_hooks.checkpoint("thread-1", {"config": None})  # not one: the last stays
+        trace_hooks.checkpoint("thread-1", ["not", "a", "checkpoint"])
+        with trace_hooks.span("device.screen"):
+            pass
+    finally:
+        trace_hooks.install(None)
+    assert [s["attributes"]["sitewalk.checkpoint_id"] for s in sent(rec)] == ["cp-model", "cp-model"]
+
+
 def test_a_result_is_measured_not_copied():
     rec = recorder()
     rec.thread("thread-1")
@@ -174,13 +208,16 @@ def test_review_decisions_each_under_their_reviews_traceparent():
                                 "args": {"summary": SENTINEL},
                                 "traceparent": format_traceparent(SERVER_TRACE, "1" * 16)}},
         {"id": "i-2", "value": {"type": "tool_approval", "tool_call_id": "call_b", "name": "notify_site_manager",
-                                "traceparent": format_traceparent(SERVER_TRACE, "2" * 16)}}]}]}
+                                "traceparent": format_traceparent(SERVER_TRACE, "2" * 16),
+                                "checkpoint_id": "cp-review"}}]}]}
     with rec.decisions(state, {"i-1": {"type": "approve"}, "i-2": {"type": "reject", "message": SENTINEL}}):
         pass
     spans = {s["attributes"]["sitewalk.tool_call_id"]: s for s in sent(rec)}
     assert spans["call_a"]["parent_span_id"] == "1" * 16 and spans["call_b"]["parent_span_id"] == "2" * 16
     assert spans["call_a"]["attributes"]["sitewalk.decision"] == "approve"
     assert spans["call_b"]["attributes"]["sitewalk.decision"] == "reject"
+    assert spans["call_b"]["attributes"]["sitewalk.checkpoint_id"] == "cp-review"  # its review's step
+    assert "sitewalk.checkpoint_id" not in spans["call_a"]["attributes"]  # none named, none read: none made up
     assert SENTINEL not in json.dumps(spans)
 
 
@@ -382,3 +419,33 @@ def test_a_malformed_kept_record_is_dropped_not_sent():
         rec = recorder()
         assert SpanSender(rec, Server().post, DictStorage({KEPT_KEY: text})).restore() == restored
         assert SENTINEL not in json.dumps(list(rec.take_ready().values()))
+
+
+def test_a_streamed_screen_names_the_checkpoint_of_its_step_and_a_screen_read_from_a_state_that_states():
+    """With tracing on, the run asks for `checkpoints` too; the screen on record a `values` event brought is
+    stamped with the checkpoint its step started from, and one drawn from a state read with that state's."""
+    from fake_agent_server import RUNS, FakeTransport, RecordingView, sse
+    from sessions_for_tests import stream_on
+
+    from sitewalk_agent.demo.scripted_model import inspection_screen
+
+    def screen(call_id: str) -> dict[str, Any]:
+        return {**inspection_screen({"site": "Pier 4", "inspector": "Ana", "findings": [], "risk": "low"}),
+                "identity": {"message_id": f"msg-{call_id}", "tool_call_id": call_id, "revision": 1}}
+
+    fake = FakeTransport().on("POST", f"{RUNS}/stream", sse(
+        ("metadata", {"run_id": "run-1"}),
+        ("checkpoints", {"config": {"configurable": {"checkpoint_id": "cp-step"}}, "values": {}}),
+        ("values", {"messages": [], "ui_spec": screen("call-1")})))
+    rec = recorder()
+    trace_hooks.install(DeviceTracing(rec, SpanSender(rec, Server().post), asyncio.ensure_future))
+    try:
+        stream = stream_on(fake, RecordingView())
+        asyncio.run(stream.run(input={"messages": []}))
+        stream.show_state({"checkpoint": {"checkpoint_id": "cp-read"}, "values": {"ui_spec": screen("call-2")}})
+    finally:
+        trace_hooks.install(None)
+    assert fake.requests[0].json["stream_mode"] == ["values", "updates", "messages-tuple", "checkpoints"]
+    screens = {s["attributes"]["sitewalk.tool_call_id"]: s for s in sent(rec) if s["name"] == "device.screen"}
+    assert screens["call-1"]["attributes"]["sitewalk.checkpoint_id"] == "cp-step"
+    assert screens["call-2"]["attributes"]["sitewalk.checkpoint_id"] == "cp-read"

@@ -28,6 +28,7 @@ from sitewalk_agent.tracing.graph import inspection
 from sitewalk_agent.tracing.interrupts import REVIEW_SPAN
 from sitewalk_agent.tracing.run_context import ROOT_SPAN
 from sitewalk_shared.contracts.envelope import ok_result
+from sitewalk_shared.contracts.headless_wire import parse_headless_interrupt
 from sitewalk_shared.contracts.trace_wire import inspection_root, parse_traceparent
 
 DRAFT = {"inspection_id": "inspection-42", "site": "Pier 7", "inspector": "Ana", "findings": ["crack"], "risk": "high"}
@@ -118,6 +119,27 @@ def test_every_run_of_an_inspection_is_one_trace_under_its_root_and_the_headless
     assert _ancestors(tool_span, _by_id(spans)) == ["tools", "inspection", ROOT_SPAN]
 
 
+def test_an_interrupt_names_the_checkpoint_its_step_started_from_the_one_the_state_waits_at(spans):
+    """The value's `checkpoint_id` (for the device's spans, which may have read the interrupt from a stream)
+    is the checkpoint the thread's state is at while the interrupt waits; the tool call's span carries it too."""
+    async def scenario() -> tuple[Any, str, Any, str]:
+        server = Server()
+        [pending] = await server.run({"messages": [HumanMessage("Start inspection inspection-42")]}, _config("t-cp"))
+        waiting = (await server.graph.aget_state(_thread(_config("t-cp")))).config["configurable"]["checkpoint_id"]
+        review = await server.run({"messages": [HumanMessage("Start inspection inspection-42 script: review")]},
+                                  _config("t-cp-review"))
+        order = next(i for i in review if i.value["name"] == "create_work_order")
+        state = await server.graph.aget_state(_thread(_config("t-cp-review")))
+        return pending, waiting, order, state.config["configurable"]["checkpoint_id"]
+
+    pending, waiting, order, review_waiting = asyncio.run(scenario())
+    assert pending.value["checkpoint_id"] == waiting
+    tool_span = _by_id(spans)[parse_traceparent(pending.value["traceparent"]).span_id]
+    assert tool_span.attributes["sitewalk.checkpoint_id"] == waiting
+    assert order.value["checkpoint_id"] == review_waiting
+    assert parse_headless_interrupt(pending.value).checkpoint_id == waiting
+
+
 def test_a_review_names_a_review_span_and_the_approved_work_order_is_in_the_same_trace(spans):
     async def scenario() -> None:
         server = Server()
@@ -189,7 +211,7 @@ graph = build_graph(); graph.checkpointer = InMemorySaver()
 config = {"configurable": {"thread_id": "t", "fragment_delay_ms": 0}}
 asyncio.run(graph.ainvoke({"messages": [HumanMessage("Start inspection inspection-42")]}, config))
 [pending] = graph.get_state(config).interrupts
-assert "traceparent" not in pending.value, pending.value
+assert "traceparent" not in pending.value and "checkpoint_id" not in pending.value, pending.value
 assert not any(m.startswith(("openinference", "sitewalk_agent.tracing.")) for m in sys.modules)
 assert not isinstance(trace.get_tracer_provider(), TracerProvider)
 print("off")

@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-__all__ = ["OFF", "Recorder", "SpanHandle", "decisions", "flush", "install", "on", "permission", "run_from", "span",
-           "thread"]
+__all__ = ["CHECKPOINTS", "OFF", "Recorder", "SpanHandle", "checkpoint", "decisions", "flush", "install", "on",
+           "permission", "run_from", "span", "stream_modes", "thread"]
+
+CHECKPOINTS = "checkpoints"  # the stream mode that names each step's checkpoint as the step begins
 
 
 class SpanHandle(Protocol):
@@ -109,6 +111,23 @@ def thread(thread_id: str, state: Mapping[str, Any] | None = None, forked_from: 
     step the next spans are at) and the checkpoint a fork left."""
     if _recorder is not None:
         _recorder.thread(thread_id, forked_from, state)
+
+
+def stream_modes(modes: tuple[str, ...]) -> tuple[str, ...]:
+    """A run's stream modes: off, `modes` as they are; on, also `checkpoints`, so the device's spans of a step
+    (a screen drawn from the stream) can name the checkpoint it started from (the stream carries none else)."""
+    return modes if _recorder is None else (*modes, CHECKPOINTS)
+
+
+def checkpoint(thread_id: str, event: object) -> None:
+    """A `checkpoints` stream event of the thread's own graph: the next step starts from this checkpoint."""
+    if _recorder is None or not isinstance(event, Mapping):
+        return
+    config = event.get("config")
+    configurable = config.get("configurable") if isinstance(config, Mapping) else None
+    found = configurable.get("checkpoint_id") if isinstance(configurable, Mapping) else None
+    if isinstance(found, str) and found:
+        _recorder.thread(thread_id, None, {"checkpoint": {"checkpoint_id": found}})
 
 
 def run_from(thread_id: str, run_kwargs: Mapping[str, object]) -> None:

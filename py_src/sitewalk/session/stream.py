@@ -80,7 +80,8 @@ class RunStream:
 
         trace_hooks.run_from(self.thread.id, run_kwargs)  # a run from a checkpoint: the fork's own trace
         source = stream_with_rejoin(self.client, self.thread.id, self.thread.assistant_id, run_id=run_id,
-                                    wait=self.wait, on_drop=dropped, stream_mode=STREAM_MODES, **run_kwargs)
+                                    wait=self.wait, on_drop=dropped, stream_mode=trace_hooks.stream_modes(STREAM_MODES),
+                                    **run_kwargs)
         try:
             async for part in watched.parts(source):
                 if part.event.split("|", 1)[0] == "messages":  # a subgraph's carries its namespace: `messages|<ns>`
@@ -123,6 +124,7 @@ class RunStream:
 
     def show_state(self, state: ThreadState) -> None:
         """How the calls ended and the screen on record, from a state read from the server."""
+        trace_hooks.thread(self.thread.id, state)  # its checkpoint: the one the screen on record was read at
         values = state.get("values") or {}
         self.calls.settle(values.get("messages") or [], values.get("call_outcomes"))
         self.screen.server_spec(values.get("ui_spec"))
@@ -135,6 +137,8 @@ class RunStream:
             self.screen.server_spec(part.data.get("ui_spec"))
         elif kind == "updates" and isinstance(part.data, dict):
             streamed.interrupts.extend(part.data.get("__interrupt__") or [])
+        elif part.event == trace_hooks.CHECKPOINTS:  # asked for only while tracing: the step's checkpoint
+            trace_hooks.checkpoint(self.thread.id, part.data)
 
     def _changes(self, changes: list[CallView | TextView]) -> None:
         """What a frame's events changed, to the call board and the screen."""

@@ -11,7 +11,11 @@ over as `DeviceSpan` dicts. The server turns them into OpenTelemetry spans (`sit
   there was a thread waits for it).
 - Attributes are kept only under the allowlist's keys and only when their value fits the key
   (`sitewalk_shared.contracts.device_trace`); everything else is dropped here, before a span exists to send.
-  Every span gets the thread id, and the checkpoint id when one is known.
+  Every span gets the thread id, and the checkpoint id when one is known: the checkpoint the step it belongs
+  to started from. A headless call's span takes it from its interrupt value (`"checkpoint_id"`, the server's
+  word), its children from it; other spans take the recorder's current one (`thread`: from a thread state
+  read, or a `checkpoints` stream event as each step begins). Spans of the boot and an early Start press
+  come before any checkpoint and have none.
 - A finished span waits until the outermost device span around it has finished too, then it is ready to
   send (`take_ready`), so a batch carries a whole tree and the server can parent children on what it
   exported. Pure: the clock, the ids and the sending are given (`sitewalk.tracing.start` wires the browser's).
@@ -74,8 +78,10 @@ class Recorder:
         outer = _OPEN.get()
         made = _Span(name, self.new_id(), self.clock(), parent=outer,
                      remote=None if outer is not None else _traceparent(carrier))
+        checkpoint_id = (_checkpoint_in(carrier) or (outer.attributes.get("sitewalk.checkpoint_id") if outer else None)
+                         or self.checkpoint_id)
         handle = _Handle(made, self)
-        handle.set(**{"checkpoint_id": self.checkpoint_id, **(attributes or {})})
+        handle.set(**{"checkpoint_id": checkpoint_id, **(attributes or {})})
         token = _OPEN.set(made)
         try:
             yield handle
@@ -97,10 +103,11 @@ class Recorder:
     def decisions(self, state: Mapping[str, Any], sent: Mapping[str, Mapping[str, Any]]) -> Iterator[None]:
         """One span per review decision in `sent`, each under the traceparent of its interrupt in `state`."""
         values = _interrupt_values(state)
-        checkpoint_id = checkpoint_of(state) or self.checkpoint_id
+        read = checkpoint_of(state) or self.checkpoint_id
         spans = []
         for interrupt_id, decision in sent.items():
             value = values.get(interrupt_id, {})
+            checkpoint_id = _checkpoint_in(value) or read
             made = _Span("device.review_decision", self.new_id(), self.clock(), remote=_traceparent(value))
             _Handle(made, self).set(interrupt_id=interrupt_id, tool_call_id=value.get("tool_call_id"),
                                     tool_name=value.get("name"), decision=decision.get("type"),
@@ -216,6 +223,12 @@ def checkpoint_of(state: Mapping[str, Any] | None) -> str | None:
     checkpoint = state.get("checkpoint") if isinstance(state, Mapping) else None
     found = checkpoint.get("checkpoint_id") if isinstance(checkpoint, Mapping) else None
     return found if isinstance(found, str) else None
+
+
+def _checkpoint_in(carrier: object) -> str | None:
+    """The checkpoint an interrupt value names (the one its step started from), when the server put one in."""
+    found = carrier.get("checkpoint_id") if isinstance(carrier, Mapping) else None
+    return found if isinstance(found, str) and allowed_value("sitewalk.checkpoint_id", found) else None
 
 
 def _traceparent(carrier: object) -> SpanParent | None:

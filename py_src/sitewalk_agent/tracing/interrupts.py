@@ -7,6 +7,11 @@
 
 Only the call's id, the tool's name and the args revision go into attributes: never its arguments or its
 result (OpenInference records those as the run's input and output, from what reached the server).
+
+`step_checkpoint` names the checkpoint the interrupted step started from (the one the thread's state is at
+while the interrupt waits): the server puts it into the interrupt value next to the `traceparent`, so the
+browser's spans of the call carry `sitewalk.checkpoint_id` even when it read the interrupt from a stream
+(which carries no checkpoint).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from opentelemetry.trace import Span
 from sitewalk_agent.tracing.setup import current
 from sitewalk_shared.contracts.trace_wire import format_traceparent
 
-__all__ = ["REVIEW_SPAN", "review_traceparent", "tool_call_traceparent"]
+__all__ = ["REVIEW_SPAN", "review_traceparent", "step_checkpoint", "tool_call_traceparent"]
 
 REVIEW_SPAN = "sitewalk.review"
 
@@ -36,11 +41,23 @@ def _traceparent(span: Span) -> str:
     return format_traceparent(f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}", ctx.trace_flags.sampled)
 
 
+def step_checkpoint(config: Mapping[str, object] | None) -> str | None:
+    """The checkpoint the running step started from, from its task's config: LangGraph names it per graph
+    namespace in `configurable.checkpoint_map` (the thread's own graph under ""); a config that names a
+    `checkpoint_id` (a run's, before the step's own config replaces it) is the fallback. None when neither."""
+    configurable = (config or {}).get("configurable")
+    if not isinstance(configurable, Mapping):
+        return None
+    by_namespace = configurable.get("checkpoint_map")
+    found = by_namespace.get("") if isinstance(by_namespace, Mapping) else None
+    found = found or configurable.get("checkpoint_id")
+    return found if isinstance(found, str) and found else None
+
+
 def _call_attributes(call: Mapping[str, object], config: Mapping[str, object] | None) -> dict[str, str]:
     attrs = {"sitewalk.tool_call_id": str(call.get("id") or ""), "sitewalk.tool": str(call.get("name") or "")}
-    configurable = (config or {}).get("configurable")
-    checkpoint_id = configurable.get("checkpoint_id") if isinstance(configurable, Mapping) else None
-    if isinstance(checkpoint_id, str) and checkpoint_id:
+    checkpoint_id = step_checkpoint(config)
+    if checkpoint_id:
         attrs["sitewalk.checkpoint_id"] = checkpoint_id
     return attrs
 

@@ -6,7 +6,8 @@ Sitewalk serves can be driven by that SDK unchanged:
 - the interrupt value `{"type": "tool", "tool_call": {"id", "name", "args"}}`, to which Sitewalk adds
   `"contract": {"protocol", "digest"}` (the handshake; the SDK ignores it) and, only when the server
   traces (issue 27), `"traceparent"`: the W3C trace context of the tool call's span, which the browser's
-  spans of this call nest under (`trace_wire.parse_traceparent` reads it);
+  spans of this call nest under (`trace_wire.parse_traceparent` reads it), and `"checkpoint_id"`: the
+  checkpoint the interrupted step started from, which the browser's spans of this call carry;
 - the resume value, inside the graph `{tool_call_id: answer}` (the SDK sends
   `{interrupt_id: {tool_call_id: answer}}` on the command; the server unwraps the interrupt id);
 - the answer: Sitewalk's typed envelope (`SuccessEnvelope` / `FailureEnvelope`, the dumps of the
@@ -74,6 +75,7 @@ class HeadlessInterrupt(TypedDict):
     tool_call: ToolCall
     contract: NotRequired[ContractStamp]
     traceparent: NotRequired[str]  # W3C trace context of the tool call's span; only when the server traces
+    checkpoint_id: NotRequired[str]  # the checkpoint the interrupted step started from; only when it traces
 
 
 class ErrorBody(TypedDict):
@@ -118,6 +120,7 @@ class HeadlessRequest:
     args: object  # as sent: the tool's contract judges it
     contract: ContractStamp | None = None
     traceparent: str | None = None  # a valid W3C traceparent, or None (absent, or not a valid one)
+    checkpoint_id: str | None = None  # the step's checkpoint (a non-empty string), or None
 
     def tool_call(self) -> dict[str, object]:
         """The call as a plain dict, e.g. for the code that shows it."""
@@ -125,13 +128,16 @@ class HeadlessRequest:
 
 
 def headless_interrupt(tool_call_id: str, name: str, args: dict[str, object],
-                       contract: ContractStamp | None = None, traceparent: str | None = None) -> HeadlessInterrupt:
+                       contract: ContractStamp | None = None, traceparent: str | None = None,
+                       checkpoint_id: str | None = None) -> HeadlessInterrupt:
     """The interrupt value the agent sends for one headless tool call."""
     value: HeadlessInterrupt = {"type": "tool", "tool_call": {"id": tool_call_id, "name": name, "args": args}}
     if contract is not None:
         value["contract"] = contract
     if traceparent is not None:
         value["traceparent"] = traceparent
+    if checkpoint_id:
+        value["checkpoint_id"] = checkpoint_id
     return value
 
 
@@ -148,7 +154,9 @@ def parse_headless_interrupt(value: object) -> HeadlessRequest | None:
     contract = None
     if isinstance(stamp, dict):
         contract = ContractStamp(protocol=str(stamp.get("protocol") or ""), digest=str(stamp.get("digest") or ""))
-    return HeadlessRequest(request.tool_call_id, request.name, request.args, contract, traceparent)
+    checkpoint_id = value.get("checkpoint_id")
+    return HeadlessRequest(request.tool_call_id, request.name, request.args, contract, traceparent,
+                           checkpoint_id if isinstance(checkpoint_id, str) and checkpoint_id else None)
 
 
 def read_tool_call(call: object) -> HeadlessRequest | None:
