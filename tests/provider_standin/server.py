@@ -21,7 +21,7 @@ from provider_standin.script import PACED_SCENARIOS, plan, scenario_of
 __all__ = ["MODELS", "PROVIDERS", "ProviderStandin", "Recorded"]
 
 PROVIDERS = ("openai", "anthropic")
-MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
+MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-5-5"}
 API_KEY = "sk-standin-not-a-key"
 
 

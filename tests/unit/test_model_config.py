@@ -22,10 +22,10 @@ def test_unset_empty_or_scripted_is_the_scripted_model(monkeypatch, value):
 def test_a_provider_model_is_the_providers_langchain_client(monkeypatch):
     from langchain_anthropic import ChatAnthropic
 
-    monkeypatch.setenv("SITEWALK_MODEL", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("SITEWALK_MODEL", "anthropic:claude-sonnet-5-5")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-not-a-key")
     model = make_model()
-    assert isinstance(model, ChatAnthropic) and model.model == "claude-sonnet-4-5"
+    assert isinstance(model, ChatAnthropic) and model.model == "claude-sonnet-5-5"
 
 
 def test_a_name_langchain_cannot_place_is_a_typed_error_naming_the_setting(monkeypatch):
