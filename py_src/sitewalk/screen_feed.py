@@ -13,8 +13,6 @@ leaves the last good screen; the view gets its issues and its text as plain line
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -23,6 +21,7 @@ from sitewalk_shared.ui_spec.model import INLINE_SPEC, RENDER_UI_TOOL, Spec, inl
 from sitewalk_shared.ui_spec.validate import Issue
 
 from .base import trace_hooks
+from .base.frames import FrameGate
 from .calls.view import CallView, TextView
 from .ui.current import SpecCandidate
 from .ui.live import LiveScreen
@@ -49,16 +48,15 @@ class ScreenView(Protocol):
 class ScreenFeed:
     def __init__(self, view: ScreenView) -> None:
         self.view = view
-        self._trailing: asyncio.TimerHandle | None = None  # a push due when a frame has passed
+        self._frames = FrameGate(self._push_screen, PUSH_INTERVAL_S)  # a streaming screen: once a frame
         self.forget()
 
     def forget(self) -> None:
         """Forget every screen and message seen so far: the view is being drawn anew from a thread's state
         (a time-travel run starts from an earlier step), so the new run's messages and screens are new here
         (none dropped as already shown, none appended to an old message's words)."""
-        if self._trailing is not None:
-            self._trailing.cancel()
-            self._trailing = None
+        self._frames.cancel()
+        self._frames = FrameGate(self._push_screen, PUSH_INTERVAL_S)  # the next push is not held back
         self.live = LiveScreen()  # which spec owns the screen, and what of it can show
         self.spec_identity: dict[str, Any] | None = None  # the server's identity of the screen shown
         self._message_order: dict[str, int] = {}
@@ -67,7 +65,6 @@ class ScreenFeed:
         self._on_record: dict[str, Any] | None = None  # the server's ui_spec, as last seen
         self._checked: set[tuple[str, int]] = set()  # server screens compared with the one built here
         self._texts: dict[str, _MessageProse] = {}  # message id -> its prose and inline patch lines
-        self._last_push = float("-inf")
 
     def call(self, call: CallView) -> None:
         """A tool call's change; render_ui's new argument text goes to its own parser."""
@@ -135,13 +132,13 @@ class ScreenFeed:
         """Judge a spec's final form once; invalid leaves the last good screen and shows the issues,
         with the failed spec's text (`spec`, or what `failed()` rebuilds of a stream's spec)."""
         if candidate.tool_call_id in self._completed:
-            self._push_screen()
+            self._frames.now(always=True)
             return []
         self._completed.add(candidate.tool_call_id)
         with trace_hooks.span("device.screen", tool_call_id=candidate.tool_call_id, tool_name=candidate.tool_name,
                               spec_version=_revision(self.spec_identity, candidate.tool_call_id)) as traced:
             issues = self.live.complete(candidate, spec)
-            self._push_screen()
+            self._frames.now(always=True)
             traced.screen(spec if spec is not None else self.live.shown, issues)
         if issues:
             self.view.screen_issues(issues, fallback_lines(spec if spec is not None or failed is None else failed()))
@@ -150,24 +147,9 @@ class ScreenFeed:
     def _push_soon(self) -> None:
         """Progress of a streaming spec: pushed now if a frame has passed since the last push,
         else once it has (the stream may pause, so the last progress must not wait for more)."""
-        wait = self._last_push + PUSH_INTERVAL_S - time.monotonic()
-        if wait <= 0:
-            self._push_screen()
-            return
-        if self._trailing is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a plain function call): nothing can wait
-            self._push_screen()
-            return
-        self._trailing = loop.call_later(wait, self._push_screen)
+        self._frames.soon()
 
     def _push_screen(self) -> None:
-        if self._trailing is not None:
-            self._trailing.cancel()
-            self._trailing = None
-        self._last_push = time.monotonic()
         shown = self.live.shown
         if shown is not None and shown is not self._on_screen and shown != self._on_screen:
             self._on_screen = shown

@@ -16,11 +16,11 @@ from typing import Any
 from fake_agent_server import BASE_URL, RUNS, THREAD_ID, FakeTransport, RecordingView, counted_registry
 
 from sitewalk.agentserver.client import AgentServerClient
+from sitewalk.base.frames import FRAME_S
 from sitewalk.screen_feed import ScreenFeed
 from sitewalk.session import InspectionSession
 from sitewalk.session.calls import CallBoard
 from sitewalk.session.cancel import Cancellation
-from sitewalk.session.frames import FRAME_S
 from sitewalk.session.parts import DeviceHooks, ScreenHooks, ThreadParts
 from sitewalk.session.stream import RunStream
 from sitewalk.session.thread import Thread, WaitForNetwork

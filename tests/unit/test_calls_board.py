@@ -7,10 +7,10 @@ import asyncio
 from fake_agent_server import RUNS, FakeTransport, RecordingView, fixture, sse
 from sessions_for_tests import stream_on
 
+from sitewalk.base.frames import FRAME_S
 from sitewalk.calls.assembly import CallAssembler
 from sitewalk.calls.lifecycle import CallStatus as S
 from sitewalk.session.calls import CallBoard
-from sitewalk.session.frames import FRAME_S
 
 OK = {"ok": True, "result": {"site": "Pier 4"}}
 DENIED = {"ok": False, "error": {"code": "permission_denied", "message": "no"}}

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from sitewalk.session.frames import FrameGate
+from sitewalk.base.frames import FrameGate
 
 
 def test_the_first_change_is_shown_at_once_and_the_rest_of_the_frame_once_when_asked():

@@ -170,7 +170,7 @@ def test_session_edits_the_card_with_patch_lines_and_keeps_it_when_a_line_is_bad
     assert edited.screens[-1]["elements"]["card"] == edited.screens[0]["elements"]["card"]
     assert edited.issues == []
 
-    # lines 150 ms apart: the screen is drawn at most once a frame (session/frames.py), so lines that come
+    # lines 150 ms apart: the screen is drawn at most once a frame (base/frames.py), so lines that come
     # within one frame are drawn together; at 25 ms a loaded machine drew the first line and the bad one at once
     _, refused = run_session(agent_server, store, "inspection-45", note="script: bad-patch pace_ms=150")
     risks = [s["elements"]["risk"]["props"]["level"] for s in refused.screens]

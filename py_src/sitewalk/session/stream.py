@@ -21,11 +21,11 @@ from ..agentserver.client import AgentServerClient, StreamPart
 from ..agentserver.rejoin import stream_with_rejoin
 from ..agentserver.schema import Interrupt, StreamMode, ThreadState
 from ..base import trace_hooks
+from ..base.frames import FRAME_S, FrameGate
 from ..calls.run_stream import RunStreamCalls
 from ..calls.view import CallView, TextView
 from ..screen_feed import ScreenFeed
 from .calls import CallBoard
-from .frames import FRAME_S, FrameGate
 from .progress import ContinueKind
 from .stuck import StuckGuard, Watched
 from .thread import Thread, WaitForNetwork

@@ -2,7 +2,8 @@
 
 The run's stream brings a tool call's arguments in fragments of a few bytes, hundreds a second; drawing
 each one costs a DOM write and a screen re-render that nobody could see. The stream's events are kept
-(`calls.run_stream.RunStreamCalls.feed`) and taken by this gate: at once when a frame has passed since
+(`calls.run_stream.RunStreamCalls.feed`) and taken by this gate, and a streaming screen is pushed by one
+(`screen_feed.ScreenFeed`): at once when a frame has passed since
 the last take, else when it has (the stream may pause: the last progress must not wait for more), and
 at once when the caller says so (`now`: before an event that must come after them, and at the end).
 """
@@ -40,12 +41,12 @@ class FrameGate:
                 return
             self._trailing = loop.call_later(wait, self.now)
 
-    def now(self) -> None:
-        """Flush what came, if anything, now."""
+    def now(self, always: bool = False) -> None:
+        """Flush what came, if anything (or `always`: whatever came), now."""
         if self._trailing is not None:
             self._trailing.cancel()
             self._trailing = None
-        if self._dirty:
+        if self._dirty or always:
             self._dirty = False
             self._last = time.monotonic()
             self._flush()
