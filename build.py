@@ -44,7 +44,7 @@ from pathlib import Path
 # py_src is importable here even when build.py runs outside the project's venv.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "py_src"))
 
-from sitewalk_build.agent_server import AgentServer, agent_server_env, free_port, start_agent_server
+from sitewalk_build.agent_server import AgentServer, agent_server_env, start_agent_server
 from sitewalk_build.assemble import STAGES, build, ensure_built
 from sitewalk_build.bench import DESKTOP, PHONE, Profile, run_bench
 from sitewalk_build.browser import CHROMIUM_ARGS, chromium_launch_args, wait_js
@@ -54,6 +54,7 @@ from sitewalk_build.errors import AgentServerStartError, BuildError
 from sitewalk_build.fetch import fetch_pyodide, fetch_wheel
 from sitewalk_build.paths import DEFAULT_SERVER_URL, DIST, ROOT
 from sitewalk_build.policy import csp, scan_dist
+from sitewalk_build.ports import free_port
 from sitewalk_build.stale import is_stale
 from sitewalk_build.static_server import StaticServer, app_url, serve_static
 

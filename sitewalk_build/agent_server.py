@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,26 +21,10 @@ from typing import IO
 from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.no_tracing import tracing_off
 from sitewalk_build.paths import ROOT
+from sitewalk_build.ports import ensure_port_free, free_port
 from sitewalk_build.process_group import stop_process_group
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free now on ``host``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def port_free(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-        return True
 
 
 def _langgraph_cmd() -> list[str]:
@@ -176,6 +159,7 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     """
     cwd = Path(cwd)
     port = port or free_port(host)
+    ensure_port_free(port, host, who="the agent server")
     config_path = Path(config) if Path(config).is_absolute() else cwd / config
     if not config_path.exists():
         raise AgentServerStartError(f"agent server config {config_path.name} not found in {cwd}")
@@ -197,4 +181,4 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
     return server
 
 
-__all__ = ["AgentServer", "agent_server_env", "free_port", "isolated_config", "port_free", "start_agent_server"]
+__all__ = ["AgentServer", "agent_server_env", "isolated_config", "start_agent_server"]

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitewalk_build.agent_server import AgentServer, free_port, start_agent_server
+from sitewalk_build.agent_server import AgentServer, start_agent_server
 from sitewalk_build.assemble import ensure_built
 from sitewalk_build.baseline import write_baseline
 from sitewalk_build.browser import chromium_launch_args, wait_js
 from sitewalk_build.errors import log
 from sitewalk_build.paths import DIST, ROOT
+from sitewalk_build.ports import free_port
 from sitewalk_build.static_server import app_url, serve_static
 
 BOOT_DONE_JS = ("(window.__sitewalkBoot && (window.__sitewalkBoot.appStarted || window.__sitewalkBoot.error))"

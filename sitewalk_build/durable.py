@@ -39,9 +39,10 @@ from sitewalk_build.durable_install import (
     pg_user,
     venv_python,
 )
-from sitewalk_build.durable_process import HOST, Part, free_port, http_ok, tail, tcp_ok, wait_ready
+from sitewalk_build.durable_process import HOST, Part, http_ok, tail, tcp_ok, wait_ready
 from sitewalk_build.no_tracing import tracing_off
 from sitewalk_build.paths import ROOT
+from sitewalk_build.ports import ensure_port_free, free_port
 
 __all__ = ["DURABLE", "DurableError", "DurableServer", "Layout", "ensure_installed", "find_python", "pg_bin",
            "start_durable"]
@@ -153,6 +154,7 @@ def start_redis(layout: Layout) -> tuple[Part, str]:
     cmd = [exe, "--bind", HOST, "--port", str(port), "--dir", str(layout.redis), "--save", "",
            "--appendonly", "no", "--protected-mode", "yes"]
     part = Part("redis", cmd, layout.logs / "redis.log")
+    ensure_port_free(port, HOST, who="Redis")
     part.start()
     wait_ready(part, lambda: tcp_ok(port), "Redis port", 30)
     return part, f"redis://{HOST}:{port}/0"
@@ -201,6 +203,8 @@ def aegra_url(part: Part) -> str:
 
 
 def start_aegra(part: Part, timeout: float = 120.0) -> None:
+    assert part.env is not None
+    ensure_port_free(int(part.env["PORT"]), HOST, who=part.name)
     part.start()
     wait_ready(part, lambda: http_ok(aegra_url(part) + "/health"), "answer on GET /health", timeout)
 

@@ -18,7 +18,7 @@ from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import ROOT
 from sitewalk_build.process_group import stop_process_group
 
-__all__ = ["HOST", "DurableError", "Part", "free_port", "http_ok", "tail", "tcp_ok", "wait_ready"]
+__all__ = ["HOST", "DurableError", "Part", "http_ok", "tail", "tcp_ok", "wait_ready"]
 
 HOST = "127.0.0.1"
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -26,13 +26,6 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 class DurableError(AgentServerStartError):
     """The durable stack could not be installed or started, or a part of it died."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def tail(path: Path, lines: int = 30) -> str:
@@ -95,6 +88,8 @@ def wait_ready(part: Part, ready: Callable[[], bool], what: str, timeout: float)
             raise DurableError(f"{part.name}: no {what} within {timeout:.0f} s; last lines of its log:\n"
                                f"{tail(part.log_path)}")
         time.sleep(0.2)
+    if not part.alive():  # answered, but not by this part: it has died meanwhile (e.g. its port was taken)
+        raise DurableError(f"{part.died()}\n(after an answer to {what} came from another process)")
 
 
 def http_ok(url: str) -> bool:

@@ -19,9 +19,9 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from sitewalk_build.agent_server import free_port, port_free
 from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import CACHE
+from sitewalk_build.ports import free_port, port_free
 
 if TYPE_CHECKING:  # tls_certs needs `cryptography`: build.py's `build` runs without site-packages
     from sitewalk_build.tls_certs import TlsFiles

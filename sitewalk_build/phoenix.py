@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from sitewalk_build.agent_server import free_port
 from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.ports import ensure_port_free, free_port
 from sitewalk_build.process_group import stop_process_group
 
 __all__ = ["PhoenixServer", "TraceBackendError", "start_phoenix"]
@@ -81,6 +81,7 @@ def start_phoenix(working_dir: Path, port: int | None = None, timeout: float = 1
     """Start Phoenix keeping its data in `working_dir`, on `port` (a free one if None); wait until it answers."""
     working_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port(HOST)
+    ensure_port_free(port, HOST, who="Phoenix")
     env = {**_base_env(), "PHOENIX_WORKING_DIR": str(working_dir), "PHOENIX_HOST": HOST, "PHOENIX_PORT": str(port),
            "PHOENIX_GRPC_PORT": str(free_port(HOST)), "PHOENIX_TELEMETRY_ENABLED": "false"}
     log_path = working_dir / "phoenix.log"

@@ -14,7 +14,7 @@ import urllib.parse
 from pathlib import Path
 from types import FrameType
 
-from sitewalk_build.agent_server import AgentServer, port_free, start_agent_server
+from sitewalk_build.agent_server import AgentServer, start_agent_server
 from sitewalk_build.assemble import ensure_built
 from sitewalk_build.durable import DurableServer, start_durable
 from sitewalk_build.errors import AgentServerStartError, log
@@ -34,6 +34,7 @@ from sitewalk_build.network import (
 )
 from sitewalk_build.paths import CACHE, ROOT
 from sitewalk_build.phoenix import PhoenixServer, start_phoenix
+from sitewalk_build.ports import port_free
 from sitewalk_build.server_config import restricted_config
 from sitewalk_build.static_server import StaticServer, app_url, serve_static
 from sitewalk_build.tls_proxy import TlsProxy, start_tls_proxy

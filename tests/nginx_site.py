@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from sitewalk_build.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "deploy.md"
@@ -31,12 +32,6 @@ SUB_PATH = "/sitewalk/"
 def server_block() -> str:
     [block] = re.findall(r"^```nginx\n(.*?)^```$", DOC.read_text(encoding="utf-8"), re.S | re.M)
     return block
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _certificate(folder: Path) -> tuple[Path, Path]:
@@ -66,7 +61,7 @@ def nginx_conf(block: str, port: int, cert: Path, key: Path, dist: Path, home: P
 def nginx_site(dist: Path, home: Path) -> Iterator[str]:
     """`https://127.0.0.1:<port>/sitewalk/`, served by nginx with the page's block until the block ends."""
     assert NGINX is not None
-    port = _free_port()
+    port = free_port()
     conf = home / "nginx.conf"
     conf.write_text(nginx_conf(server_block(), port, *_certificate(home), dist, home))
     checked = subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(home)], capture_output=True, text=True)

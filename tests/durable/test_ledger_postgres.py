@@ -20,7 +20,7 @@ from durable_helpers import start_test_postgres
 
 from sitewalk_agent.workorders import WorkOrder, WorkOrderUnavailable, open_work_orders
 from sitewalk_agent.workorders.postgres import TABLE, PostgresWorkOrders
-from sitewalk_build.durable_process import free_port
+from sitewalk_build.ports import free_port
 
 pytestmark = pytest.mark.durable
 ROOT = Path(__file__).resolve().parents[2]
