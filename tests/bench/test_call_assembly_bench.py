@@ -125,4 +125,5 @@ def test_bench_parallel_call_assembly_is_linear() -> None:
                   f"assembly {timing * 1e3:7.2f} ms, json.loads of the finals {baseline * 1e3:6.3f} ms, "
                   f"ratio {timing / baseline:6.1f}x, {timing / len(run_events) * 1e6:5.2f} us/fragment")
     for label, values in ratios.items():
-        print(f"  {label}: ratio at 50 calls / ratio at 10 calls = {values[-1] / values[0]:.2f} (linear = 1.0)")
+        print(f"  {label}: ratio at 50 calls / ratio at 10 calls = {values[-1] / values[0]:.2f} (linear = 1.0); "
+              f"at 50 calls {values[-1]:.1f}x (target: at most 10x, issue 28)")
