@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from sitewalk.agentserver.client import StreamPart
 from sitewalk.agentserver.sse import SSEDecoder
 from sitewalk.calls.assembly import AssemblyError, CallAssembler
 from sitewalk.calls.lifecycle import CallStatus
@@ -51,7 +52,7 @@ def test_interleaved_parallel_calls_across_two_namespaces_never_mix():
         (worker, chunk("m2", last=True)),
     ]
     for event, data in steps:
-        reader.feed(event, data)
+        reader.feed(StreamPart(event, data))
     reader.take()
     got = reader.assembler.finished_args()
     assert got == {
@@ -71,24 +72,24 @@ def test_namespace_of_event_names():
 
 def test_a_call_stays_collecting_until_its_message_ends():
     reader = RunStreamCalls()
-    reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
+    reader.feed(StreamPart("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t"))))
     reader.take()
     call = reader.assembler.calls[((), "c1")]
     assert call.status is CallStatus.COLLECTING_ARGS and call.args is None  # complete JSON is not "ready"
-    reader.feed("messages", chunk("m1", last=True))
+    reader.feed(StreamPart("messages", chunk("m1", last=True)))
     updates = reader.take()
     assert [u.finished for u in updates] == [True] and call.args == {"a": 1}
 
 
 def test_a_whole_message_is_a_snapshot_and_does_not_repeat_a_streamed_call():
     reader = RunStreamCalls()
-    reader.feed("messages", chunk("m1", frag(0, '{"a":', "c1", "t")))
-    reader.feed("messages", chunk("m1", frag(0, "1}"), last=True))
+    reader.feed(StreamPart("messages", chunk("m1", frag(0, '{"a":', "c1", "t"))))
+    reader.feed(StreamPart("messages", chunk("m1", frag(0, "1}"), last=True)))
     reader.take()
     # a node's whole message repeats a streamed call: it is not taken again (another message id: no text)
     whole = {"type": "ai", "id": "m2", "tool_calls": [{"id": "c1", "name": "t", "args": {"a": 1}},
                                                        {"id": "c9", "name": "u", "args": {"b": 2}}]}
-    reader.feed("messages", [whole, {}])
+    reader.feed(StreamPart("messages", [whole, {}]))
     updates = reader.take()
     assert [(u.call_id, u.replaced, u.finished, u.delta) for u in updates] == [("c9", True, True, '{"b":2}')]
     assert reader.assembler.finished_args() == {((), "c1"): {"a": 1}, ((), "c9"): {"b": 2}}
@@ -96,14 +97,14 @@ def test_a_whole_message_is_a_snapshot_and_does_not_repeat_a_streamed_call():
 
 def test_a_fragment_of_a_call_that_never_announced_itself_is_not_guessed():
     reader = RunStreamCalls()
-    reader.feed("messages", chunk("m1", frag(0, '{"a":1}')))
+    reader.feed(StreamPart("messages", chunk("m1", frag(0, '{"a":1}'))))
     assert reader.take() == []
     assert reader.assembler.calls == {}
 
 
 def test_end_all_finishes_calls_of_a_stream_that_ended_without_a_last_chunk():
     reader = RunStreamCalls()
-    reader.feed("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t")))
+    reader.feed(StreamPart("messages", chunk("m1", frag(0, '{"a":1}', "c1", "t"))))
     assert [u.args for u in reader.end_all()] == [{"a": 1}]
 
 
@@ -113,7 +114,7 @@ def test_a_chunk_missing_some_keys_is_read_as_one_with_all_of_them():
     def views(events: list[tuple[str, Any]]) -> list[Any]:
         reader = RunStreamCalls()
         for event, data in events:
-            reader.feed(event, data)
+            reader.feed(StreamPart(event, data))
         return reader.take()
 
     full = [("messages", chunk("m1", frag(0, '{"a":', "c1", "t"))), ("messages", chunk("m1", frag(0, "1}"))),
@@ -182,7 +183,7 @@ def test_recorded_run_stream_assembles_both_parallel_calls():
     reader = RunStreamCalls()
     for event, data in sse("calls_parallel_runs.sse"):
         if event.startswith("messages"):
-            reader.feed(event, data)
+            reader.feed(StreamPart(event, data))
     reader.take()
     assert _by_name(reader.assembler) == EXPECTED
     ids = {c.call_id for c in reader.assembler}

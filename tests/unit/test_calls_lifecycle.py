@@ -68,6 +68,9 @@ def test_illegal_transition_raises_a_typed_error_naming_both_ends(source, target
     assert isinstance(error, ValueError)
     assert (error.source, error.target, error.call_id) == (source, target, "call-7")
     assert source.value in str(error) and target.value in str(error) and "call-7" in str(error)
+    with pytest.raises(IllegalTransition) as caught:  # the wire's plain strings: the error names members
+        advance(source.value, target.value)
+    assert caught.value.source is source and caught.value.target is target
 
 
 def test_the_matrix_is_complete():

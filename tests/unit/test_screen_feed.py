@@ -2,6 +2,7 @@
 
 import json
 
+from sitewalk.agentserver.client import StreamPart
 from sitewalk.calls.view import TextView
 from sitewalk.screen_feed import ScreenFeed
 
@@ -106,8 +107,8 @@ def test_a_render_ui_spec_with_an_unknown_type_gives_its_own_text_as_the_fallbac
     spec = {"root": "g", "elements": {"g": {"type": "Gauge", "props": {"title": "Noise", "value": 71}}}}
     reader = RunStreamCalls()
     fragment = {"index": 0, "id": "c9", "name": "render_ui", "args": json.dumps(spec)}
-    reader.feed("messages", [{"type": "AIMessageChunk", "id": "m3", "content": "",
-                              "tool_call_chunks": [fragment], "chunk_position": "last"}, {}])
+    reader.feed(StreamPart("messages", [{"type": "AIMessageChunk", "id": "m3", "content": "",
+                                         "tool_call_chunks": [fragment], "chunk_position": "last"}, {}]))
     for change in reader.take():
         if isinstance(change, CallView):
             feed.call(change)
@@ -152,8 +153,8 @@ def test_a_render_ui_calls_fragments_draw_the_screen_before_its_message_ends():
     reader = RunStreamCalls()
     for k in range(0, len(text), 40):
         fragment = {"index": 0, "args": text[k:k + 40], **({"id": "c5", "name": "render_ui"} if k == 0 else {})}
-        reader.feed("messages", [{"type": "AIMessageChunk", "id": "m5", "content": "",
-                                  "tool_call_chunks": [fragment]}, {}])
+        reader.feed(StreamPart("messages", [{"type": "AIMessageChunk", "id": "m5", "content": "",
+                                             "tool_call_chunks": [fragment]}, {}]))
     [change] = reader.take()
     assert not change.finished and change.delta == text
     feed.call(change)

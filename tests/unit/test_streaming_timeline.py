@@ -1,6 +1,7 @@
 """The run stream's one reader (`calls.run_stream.RunStreamCalls`): text per message, arguments per call, and
 what a take hands the view (one read-only view per changed message or call, its text added since)."""
 
+from sitewalk.agentserver.client import StreamPart
 from sitewalk.calls.lifecycle import CallStatus
 from sitewalk.calls.run_stream import RunStreamCalls
 from sitewalk.calls.view import CallView, TextView
@@ -15,7 +16,7 @@ def chunk(message_id, content="", tool_chunks=(), last=False):
 
 def fed(reader, *payloads, event="messages"):
     for payload in payloads:
-        reader.feed(event, payload)
+        reader.feed(StreamPart(event, payload))
     return reader.take()
 
 

@@ -109,7 +109,8 @@ def can_transition(source: CallStatus | str, target: CallStatus | str) -> bool:
 
 def advance(source: CallStatus | str, target: CallStatus | str, call_id: str | None = None) -> CallStatus:
     """The new state, or `IllegalTransition`. Unknown state names raise ValueError from `CallStatus`."""
-    src, dst = CallStatus(source), CallStatus(target)
+    src = source if isinstance(source, CallStatus) else CallStatus(source)  # a member needs no lookup by value
+    dst = target if isinstance(target, CallStatus) else CallStatus(target)
     if dst not in TRANSITIONS[src]:
         raise IllegalTransition(src, dst, call_id)
     return dst

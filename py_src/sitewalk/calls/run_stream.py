@@ -8,26 +8,30 @@ namespace (`messages|parent:<task>|child:<task>`). A chunk's `tool_call_chunks` 
 A message a node wrote whole (type `ai`, sent once after the node ends) is a SNAPSHOT of its text and
 calls; one already streamed is not taken again (its words were shown as they came).
 
-Coalesced: `feed` only keeps the event; `take` assembles what came since the last take in one pass and
-hands back one read-only view (`calls.view`) per call or message it changed, its `delta` being all the
-text added since. The session takes once an animation frame while a stream comes, so the cost of a
-fragment is one list append plus its share of that pass, never a re-join or a parse (the arguments are
-parsed once, when their message ends: `CallAssembler.finish`). `_assemble`'s loop and `_fragments` run
-once per event: they are kept flat (a chunk read by subscript, local names, one helper call per event, the
-rare cases in helpers of their own).
+Coalesced: `feed` only keeps the event (it is the pending list's own append, so that keeping an event,
+which the session does once an event, costs no Python call); `take` assembles what
+came since the last take in one pass and hands back one read-only view (`calls.view`) per call or message
+it changed, its `delta` being all the text added since. The session takes once an animation frame while a
+stream comes, so the cost of a fragment is one list append plus its share of that pass, never a re-join
+or a parse (the arguments are parsed once, when their message ends: `CallAssembler.finish`).
+The pass has a fast path for the event that makes up nearly all of a stream of arguments: one more
+fragment (index and args) of a named call, in the message and namespace of the event before, with no
+words and not ending its message. It is checked field by field in `_assemble`'s loop and appended there;
+any other event (and any event whose chunk lacks a key) goes to `_read`, the general path, unchanged
+(tests/unit/test_calls_fast_path.py reads each such shape both ways).
 Hand-written: no library reads LangGraph's `messages-tuple` chunks, and the JSON is parsed by `json`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from .assembly import AssembledCall, CallAssembler, Namespace
 from .lifecycle import CallStatus
 from .view import CallView, TextView
 
-__all__ = ["RunStreamCalls", "namespace_of"]
+__all__ = ["RunStreamCalls", "StreamEvent", "namespace_of"]
 
 _UNSEEN = object()  # no event's name or message id: the first event of a take always finds its message
 
@@ -60,17 +64,27 @@ class _Message:
         return TextView(self.id, delta, self.done)
 
 
+class StreamEvent(Protocol):
+    """One event of the run stream as the client hands it on (`agentserver.client.StreamPart`)."""
+
+    @property
+    def event(self) -> str: ...  # `messages`, or `messages|<namespace>` for a subgraph's
+
+    @property
+    def data(self) -> object: ...  # `[chunk, metadata]`, parsed
+
+
 class RunStreamCalls:
     def __init__(self) -> None:
         self.assembler = CallAssembler()
         self.messages: dict[tuple[Namespace, str], _Message] = {}
-        self._pending: list[tuple[str, object]] = []
+        self._pending: list[StreamEvent] = []
         self._touched: dict[_Message | AssembledCall, None] = {}  # changed since the last take, in order
         self._namespaces: dict[str, Namespace] = {}
-
-    def feed(self, event: str, data: object) -> None:
-        """One `messages` event of the run stream (`[chunk, metadata]`), kept for the next `take`."""
-        self._pending.append((event, data))
+        self._seen: tuple[object, object, _Message | None] = (_UNSEEN, _UNSEEN, None)
+        self.feed: Callable[[StreamEvent], None] = self._pending.append
+        """One `messages` event of the run stream, kept for the next `take` (the list's own append: the
+        session calls it once an event, so it costs no Python call)."""
 
     def take(self) -> list[CallView | TextView]:
         """What the events fed since the last take changed: one view per message (if it has words) or call,
@@ -98,36 +112,73 @@ class RunStreamCalls:
         return [entry.take() for entry in touched if isinstance(entry, AssembledCall) or entry.parts]
 
     def _assemble(self) -> None:
-        """Every event fed since the last take, in one loop: the common chunk (a dict with all its keys, as
-        LangGraph sends them) is read by subscript, any other by `_fields`; its fragments go to
-        `_fragments`, and the rare cases (a new message, words, a message's end, a whole message) leave
-        the loop for helpers of their own."""
+        """Every event fed since the last take, in one loop. The common event (one more fragment of a call
+        already named, in the message the event before was part of: no words, not its end) is appended to
+        its call right here; any other goes to `_read`, the general path (so does an event whose chunk or
+        fragment lacks a key, or is no dict). The checks are ordered so that a text or end chunk leaves
+        at its first difference, without an exception."""
         pending = self._pending
         if not pending:
             return
-        self._pending = []
+        batch = pending[:]  # the list stays: `feed` is its append
+        pending.clear()
         touched = self._touched
-        last_event: object = _UNSEEN
-        last_id: object = _UNSEEN
-        message = _Message((), "")  # replaced before use: the first event's (event, id) is never _UNSEEN
-        for event, data in pending:
+        self._seen = (_UNSEEN, _UNSEEN, None)
+        event_seen: object = _UNSEEN
+        id_seen: object = _UNSEEN
+        slots: dict[int, AssembledCall] = {}  # the open message's calls by index (none once it ended)
+        named: dict[int, list[str]] = {}  # of those, the named ones touched in this take: index → parts
+        for part in batch:
+            event, data = part.event, part.data
             try:
-                chunk = data[0]  # type: ignore[index]  # anything else is read by _fields
-                kind, raw_id, content, fragments, position = (
-                    chunk["type"], chunk["id"], chunk["content"], chunk["tool_call_chunks"], chunk["chunk_position"])
-            except (KeyError, TypeError, IndexError):
-                chunk, (kind, raw_id, content, fragments, position) = _fields(data)
-            if kind != "AIMessageChunk" and not self._is_chunk(kind, chunk, event):
-                continue
-            if raw_id != last_id or event != last_event:
-                message = self._message(event, raw_id)
-                last_event, last_id = event, raw_id
-            if content:
-                self._words(message, content)
-            if fragments and not message.done:  # a fragment after its message ended is not merged
-                self._fragments(message, fragments, touched)
-            if position == "last" or chunk.get("response_metadata"):
-                self._maybe_end(message, position, chunk)
+                chunk = data[0]  # type: ignore[index]  # anything else goes to _read
+                if (event == event_seen and chunk["type"] == "AIMessageChunk" and chunk["id"] == id_seen
+                        and not chunk["content"] and chunk["chunk_position"] is None
+                        and ("response_metadata" not in chunk or not chunk["response_metadata"])):
+                    (fragment,) = chunk["tool_call_chunks"]
+                    index = fragment["index"]
+                    if index.__class__ is int:
+                        args = fragment["args"]
+                        parts = named.get(index)
+                        if parts is None:
+                            call = slots[index]
+                            if call.name is None:  # a later fragment may name it: _read
+                                raise KeyError(index)
+                            touched[call] = None
+                            parts = named[index] = call.parts
+                        if args:
+                            parts.append(args)
+                        continue
+            except (KeyError, TypeError, IndexError, ValueError):
+                pass
+            self._read(event, data)
+            event_seen, id_seen, message = self._seen
+            slots = message.slots if message is not None and not message.done else {}
+            named = {}
+
+    def _read(self, event: str, data: object) -> None:
+        """One event, whatever its shape: the common chunk (a dict with all its keys, as LangGraph sends
+        them) is read by subscript, any other by `_fields`; its fragments go to `_fragments`, and the rare
+        cases (a new message, words, a message's end, a whole message) to helpers of their own. `_seen` is
+        the (event, message id, message) of the last chunk read."""
+        try:
+            chunk = data[0]  # type: ignore[index]  # anything else is read by _fields
+            kind, raw_id, content, fragments, position = (
+                chunk["type"], chunk["id"], chunk["content"], chunk["tool_call_chunks"], chunk["chunk_position"])
+        except (KeyError, TypeError, IndexError):
+            chunk, (kind, raw_id, content, fragments, position) = _fields(data)
+        if kind != "AIMessageChunk" and not self._is_chunk(kind, chunk, event):
+            return
+        last_event, last_id, message = self._seen
+        if message is None or raw_id != last_id or event != last_event:
+            message = self._message(event, raw_id)
+            self._seen = (event, raw_id, message)
+        if content:
+            self._words(message, content)
+        if fragments and not message.done:  # a fragment after its message ended is not merged
+            self._fragments(message, fragments, self._touched)
+        if position == "last" or chunk.get("response_metadata"):
+            self._maybe_end(message, position, chunk)
 
     def _fragments(self, message: _Message, fragments: list[dict[str, Any]],
                    touched: dict[_Message | AssembledCall, None]) -> None:

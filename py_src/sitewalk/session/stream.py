@@ -85,7 +85,7 @@ class RunStream:
         try:
             async for part in watched.parts(source):
                 if part.event.split("|", 1)[0] == "messages":  # a subgraph's carries its namespace: `messages|<ns>`
-                    reader.feed(part.event, part.data)
+                    reader.feed(part)
                     frames.soon()
                 else:
                     frames.now()  # what came before this event is shown before it
