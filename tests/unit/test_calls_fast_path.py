@@ -165,3 +165,13 @@ def test_a_fragment_of_an_index_never_opened_is_not_guessed():
 def test_odd_events_between_plain_ones_read_as_before(bad):
     """Chunks missing keys or sent alone are read one by one (`_fields`), and what is no chunk is skipped."""
     both(opened((MAIN, bad), (MAIN, chunk("m1", frag(0, '"}'), position="last"))))
+
+
+@pytest.mark.parametrize("fragments", [["not a fragment"], [3, None], "a string, not a list", {"index": 0}])
+def test_fragments_that_are_no_dicts_are_passed_over_and_the_call_goes_on(fragments):
+    """A chunk whose `tool_call_chunks` is not a list of dicts cannot be placed: it is passed over (it used to
+    raise AttributeError out of the take), and the open call is assembled from its own fragments."""
+    odd = [{"type": "AIMessageChunk", "id": "m1", "content": "", "tool_call_chunks": fragments,
+            "chunk_position": None}, {}]
+    out = both(opened((MAIN, odd), (MAIN, chunk("m1", frag(0, '"}'), position="last"))))
+    assert out["calls"][((), "c1")][1:4] == (CallStatus.ARGS_READY, {"a": "x"}, '{"a":"x"}')

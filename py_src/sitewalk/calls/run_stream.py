@@ -182,9 +182,13 @@ class RunStreamCalls:
 
     def _fragments(self, message: _Message, fragments: list[dict[str, Any]],
                    touched: dict[_Message | AssembledCall, None]) -> None:
-        """A chunk's call fragments, each appended to its call (found by index; opened by its first)."""
+        """A chunk's call fragments, each appended to its call (found by index; opened by its first). A
+        fragment that is no dict cannot be placed: it is passed over (so is each item of a string or dict
+        sent where the list belongs)."""
         slots = message.slots
         for fragment in fragments:
+            if fragment.__class__ is not dict:
+                continue
             index = fragment.get("index")
             call = slots.get(index if index.__class__ is int else 0) or self._open(message, fragment)
             if call is None:
