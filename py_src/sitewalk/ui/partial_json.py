@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import NoReturn
 
 from sitewalk_shared.errors import SitewalkError
@@ -77,6 +78,9 @@ def _reject_constant(name: str) -> NoReturn:
 
 # Decodes deferred containers; NaN and Infinity are refused as the tokenizer refuses them.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+# Its scanner without raw_decode's wrapper: (value, end) from an index; a ValueError, or StopIteration where a
+# value inside is missing (as at the end of the text), when the text there is not a whole value.
+_SCAN_VALUE: Callable[[str, int], tuple[object, int]] = _DECODER.scan_once  # type: ignore[attr-defined]  # not in the stub
 
 # Parser states of a frame.
 _VALUE, _KEY_OR_END, _KEY, _COLON, _COMMA_OR_END, _VALUE_OR_END = range(6)
@@ -260,20 +264,52 @@ class PartialJsonParser:
         return m.end()
 
     def _whole_container(self, frame: _Frame, buf: str, start: int, base: int, completed: list) -> int | None:
-        """A container one key above the deferred depth (a spec's element), when all of it is in the buffer:
-        decoded by one `json` call, its events given as the tokenizer would give them (each member, then
-        itself). None when it is not whole yet, or the json module refuses it: the tokenizer decides."""
-        if self.defer_depth is None or len(frame.path) + 2 != self.defer_depth or len(buf) < _WHOLE_MIN:
+        """Containers one key above the deferred depth (a spec's elements), from the one opening at start and
+        on through the members after it while each is whole in the buffer: each decoded by one `json` call,
+        its events given as the tokenizer would give them (each member, then itself). The end of the last
+        one decoded; None when the first is not whole yet, or the json module refuses it: the tokenizer
+        decides (a later one not whole is opened here, as `_member` would). One loop for the run, so that an
+        element costs a regex match and a decode, not a pass through the tokenizer's dispatch."""
+        if not self._decodes_whole(frame, buf):
             return None
-        try:
-            value, stop = _DECODER.raw_decode(buf, start)
-        except ValueError:
-            return None
-        path = self._attach(value, base + start)
-        members = value.items() if isinstance(value, dict) else enumerate(value)
-        completed.extend((path + (key,), item) for key, item in members)
-        self._completed(path, value, completed)
-        return stop
+        container, outer, key = frame.container, frame.path, frame.key
+        assert isinstance(container, dict) and key is not None  # an object's member, its key just read
+        decode, next_member, append = _SCAN_VALUE, _NEXT_MEMBER.match, completed.append
+        last_bracket = max(buf.rfind("}"), buf.rfind("]"))  # a container opening after it cannot close here
+        end = None  # of the last container decoded
+        while True:
+            value, stop = None, start
+            if start < last_bracket:  # else not whole: found without the decode's costly error
+                try:
+                    value, stop = decode(buf, start)
+                except (ValueError, StopIteration):
+                    pass
+            if value is None:  # not whole, or refused
+                if end is None:
+                    return None
+                frame.key = key
+                self._punct(buf[start], base + start, completed)  # as _member does with a member not whole
+                return start + 1
+            end = stop
+            container[key] = value  # as _attach would: the frame expected this value
+            path = outer + (key,)
+            members: Iterable[tuple[str | int, object]] = (
+                value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ())
+            for member, item in members:
+                append((path + (member,), item))
+            append((path, value))
+            m = next_member(buf, end)
+            if m is None or m.lastgroup != "o":
+                frame.key, frame.state = key, _COMMA_OR_END
+                return end  # the tokenizer takes the rest
+            key = m.group("k")
+            if "\\" in key:
+                key = _decode(key, base + m.end("k") + 1)
+            start = m.end() - 1
+
+    def _decodes_whole(self, frame: _Frame, buf: str) -> bool:
+        """The frame's members are one key above the deferred depth, and the buffer is long (a frame's text)."""
+        return self.defer_depth is not None and len(frame.path) + 2 == self.defer_depth and len(buf) >= _WHOLE_MIN
 
     def _feed_deferred(self, deferred: DeferredContainer[PartialJsonParser], text: str, base: int,
                        completed: list) -> int | None:
