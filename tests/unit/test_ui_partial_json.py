@@ -319,3 +319,33 @@ def test_a_spec_taken_once_a_frame_ends_where_fragment_by_fragment_does():
     assert set(progress.completed) == {"card", "risk", "note"} and progress.root_changed
     assert (framed.root, list(framed.complete), framed.settled) == (every.root, list(every.complete), every.settled)
     assert framed.close() == every.close() == SPEC
+
+
+# -- a deferred container taken in frames (long texts: skimmed as they come) -----------------------------
+
+LONG_PROPS = {"rows": [{"t": 'a "quoted" ] } \\ [{', "n": [i, {"d": "x}]"}]} for i in range(300)], "u": "\u2603 \\"}
+
+
+@pytest.mark.parametrize("frame", [256, 257, 300, 999, 1_000])
+def test_a_deferred_container_cut_by_long_frames_gives_the_eager_value_and_events(frame):
+    """Brackets in strings and escapes cut by a frame's end, in a container skimmed a frame at a time."""
+    text = json.dumps({"root": "x", "elements": {"x": {"type": "Text", "props": LONG_PROPS, "children": []}}})
+    eager, value = events_of(PartialJsonParser(), chunks(text, frame))
+    deferred, deferred_value = events_of(PartialJsonParser(defer_depth=3), chunks(text, frame))
+    assert value == deferred_value == json.loads(text)
+    assert deferred == [(path, v) for path, v in eager if len(path) <= 3]
+
+
+@pytest.mark.parametrize("frame", [300, 1_000, 4_000])
+def test_a_deferred_container_taken_in_frames_is_looked_at_twice_a_character(frame):
+    """A long children list taken a frame at a time: each frame skimmed as it comes, the whole decoded once;
+    not tested for a closing bracket first and skimmed again when the last frame brings it."""
+    children = [f"child-{i}" for i in range(2_000)]
+    head = '{"root": "x", "elements": {"x": {"type": "Stack", "children": '
+    text = head + json.dumps(children) + "}}}"
+    stream = SpecStream()
+    for piece in chunks(text, frame):
+        stream.append(piece)
+        stream.take()
+    assert stream.close()["elements"]["x"]["children"] == children
+    assert stream.chars_scanned <= len(text) + len(json.dumps(children)) + frame

@@ -6,9 +6,9 @@ expressions that jump over whole runs of string content and other characters, so
 runs only at brackets and at string boundaries cut by a fragment. It does not check the
 grammar; the parser decodes the collected text once when it closes (and a bad one then).
 
-A fragment without a closing bracket cannot close the container, so the parser only stores
-it (`parts.append`); the skim runs over the stored text when a fragment brings `}` or `]`.
-Each character is skimmed once.
+A short fragment without a closing bracket cannot close the container, so the parser only
+stores it (`parts.append`); the skim runs over the stored text when a fragment brings `}` or
+`]`, or a long one (a frame's text) comes. Each character is skimmed once.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ for the values inside it. `.value` still shows its partial content: reading `.va
 in from the text so far. A syntax error inside such a container is raised (at the same offset,
 with the same message) by the feed that closes it, by close(), or by the next feed after
 `.value` was read, rather than by the feed that brought it. Text in such a container is looked
-at up to three times (a test for a closing bracket, the skim, the decode). A container one key
+at up to three times (a test for a closing bracket, the skim, the decode; a long text, a frame's, is
+skimmed as it comes, without the test). A container one key
 above that depth (a spec's element) that is whole in a long buffer (a frame's worth of fragments
 fed at once) is decoded by one `json` call too, and gives the same events; the tokenizer takes
 over when it is not whole yet.
@@ -60,6 +61,8 @@ _VALUE_PART = (r'(?:"(?P<s>[^"\\]*(?:\\.[^"\\]*)*)"|(?P<a>-?[0-9][0-9.eE+-]*|tru
                r'|(?P<o>[{\[]))')
 _MEMBER = re.compile(r"[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
 _NEXT_MEMBER = re.compile(r"[ \t\r\n]*,[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
+# The next member when its value is a container (a run of elements): ends before the opening bracket.
+_NEXT_CONTAINER_MEMBER = re.compile(r"[ \t\r\n]*,[ \t\r\n]*" + _KEY_PART + r"(?=[{\[])", re.S)
 # What a member cut off by the end of the fragment may look like (no escapes: their decoding
 # errors must surface when the tokenizer would raise them); carried once, whole, to the next one.
 _ATOM_START = r"-?[0-9][0-9.eE+-]*|-|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?"
@@ -68,7 +71,7 @@ _MEMBER_START = re.compile(r"[ \t\r\n]*(?:" + _MEMBER_CUT + r")?")
 _NEXT_MEMBER_START = re.compile(r"[ \t\r\n]*(?:,[ \t\r\n]*(?:" + _MEMBER_CUT + r")?)?")
 _ATOM_PREFIX = re.compile(r"-?[0-9][0-9.eE+-]*|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?|-")
 _MAX_ATOM = 64
-_WHOLE_MIN = 256  # a container is tried whole only in a long buffer (a frame's text, not one fragment)
+_WHOLE_MIN = 256  # a long buffer (a frame's text, not one fragment): containers are tried whole, skimmed at once
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
@@ -138,9 +141,11 @@ class PartialJsonParser:
         if self._error:
             raise self._error
         deferred = self._deferred
-        if deferred is not None and "}" not in text and "]" not in text:
+        if deferred is not None and len(text) < _WHOLE_MIN and "}" not in text and "]" not in text:
             # the common fragment: inside a deferred container and unable to close it (the two
-            # membership tests looked at each character once: that is the work counted)
+            # membership tests looked at each character once: that is the work counted). A long text
+            # (a frame's) is skimmed at once instead, so that each of its characters is looked at twice
+            # (the skim, the decode) wherever the frames cut the container, not three times.
             deferred.parts.append(text)
             self.consumed += len(text)
             self.chars_scanned += len(text)
@@ -237,8 +242,10 @@ class PartialJsonParser:
 
     def _carry_member(self, buf: str, pos: int, state: int) -> bool:
         """Keep a short member cut off by the fragment's end for the next fragment, to match whole."""
+        if len(buf) - pos > _MAX_ATOM:
+            return False
         rest = buf[pos:]
-        if len(rest) > _MAX_ATOM or "\\" in rest:
+        if "\\" in rest:
             return False
         start = _NEXT_MEMBER_START if state == _COMMA_OR_END else _MEMBER_START
         if start.fullmatch(rest) is None:
@@ -274,7 +281,7 @@ class PartialJsonParser:
             return None
         container, outer, key = frame.container, frame.path, frame.key
         assert isinstance(container, dict) and key is not None  # an object's member, its key just read
-        decode, next_member, append = _SCAN_VALUE, _NEXT_MEMBER.match, completed.append
+        decode, next_member, append = _SCAN_VALUE, _NEXT_CONTAINER_MEMBER.match, completed.append
         last_bracket = max(buf.rfind("}"), buf.rfind("]"))  # a container opening after it cannot close here
         end = None  # of the last container decoded
         while True:
@@ -299,13 +306,13 @@ class PartialJsonParser:
                 append((path + (member,), item))
             append((path, value))
             m = next_member(buf, end)
-            if m is None or m.lastgroup != "o":
+            if m is None:
                 frame.key, frame.state = key, _COMMA_OR_END
                 return end  # the tokenizer takes the rest
             key = m.group("k")
             if "\\" in key:
                 key = _decode(key, base + m.end("k") + 1)
-            start = m.end() - 1
+            start = m.end()
 
     def _decodes_whole(self, frame: _Frame, buf: str) -> bool:
         """The frame's members are one key above the deferred depth, and the buffer is long (a frame's text)."""
@@ -322,8 +329,8 @@ class PartialJsonParser:
         source = deferred.text()
         self.chars_scanned += len(source)
         try:
-            value, stop = _DECODER.raw_decode(source)
-        except ValueError:
+            value, stop = _SCAN_VALUE(source, 0)
+        except (ValueError, StopIteration):
             stop = -1
         if stop != len(source):  # not plain JSON to the json module: the tokenizer decides
             value = self._parse_whole(source, deferred.start)
