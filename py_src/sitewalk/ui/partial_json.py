@@ -255,18 +255,21 @@ class PartialJsonParser:
 
     def _member(self, frame: _Frame, m: re.Match, base: int, completed: list) -> int:
         """A whole `"key": value` (after a comma when the frame wanted one); the end of it."""
-        frame.key = _decode(m.group("k"), base + m.end("k") + 1)
+        key = m.group("k")
+        frame.key = key if "\\" not in key else _decode(key, base + m.end("k") + 1)
         frame.state = _VALUE
         kind = m.lastgroup
         if kind == "s":
-            where = base + m.end()
-            self._scalar(_decode(m.group("s"), where), where, completed)
+            where, raw = base + m.end(), m.group("s")
+            self._scalar(raw if "\\" not in raw else _decode(raw, where), where, completed)
         elif kind == "a":
             self._scalar(_atom(m.group("a"), base + m.end()), base + m.end(), completed)
         else:
-            end = self._whole_container(frame, m.string, m.end() - 1, base, completed)
-            if end is not None:
-                return end
+            buf = m.string
+            if len(buf) >= _WHOLE_MIN and len(frame.path) + 2 == self.defer_depth:  # a spec's element, in a frame
+                end = self._whole_container(frame, buf, m.end() - 1, base, completed)
+                if end is not None:
+                    return end
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
 
@@ -276,9 +279,8 @@ class PartialJsonParser:
         its events given as the tokenizer would give them (each member, then itself). The end of the last
         one decoded; None when the first is not whole yet, or the json module refuses it: the tokenizer
         decides (a later one not whole is opened here, as `_member` would). One loop for the run, so that an
-        element costs a regex match and a decode, not a pass through the tokenizer's dispatch."""
-        if not self._decodes_whole(frame, buf):
-            return None
+        element costs a regex match and a decode, not a pass through the tokenizer's dispatch. Called (by
+        `_member`) only in a long buffer (a frame's text, not one fragment)."""
         container, outer, key = frame.container, frame.path, frame.key
         assert isinstance(container, dict) and key is not None  # an object's member, its key just read
         decode, next_member, append = _SCAN_VALUE, _NEXT_CONTAINER_MEMBER.match, completed.append
@@ -313,10 +315,6 @@ class PartialJsonParser:
             if "\\" in key:
                 key = _decode(key, base + m.end("k") + 1)
             start = m.end()
-
-    def _decodes_whole(self, frame: _Frame, buf: str) -> bool:
-        """The frame's members are one key above the deferred depth, and the buffer is long (a frame's text)."""
-        return self.defer_depth is not None and len(frame.path) + 2 == self.defer_depth and len(buf) >= _WHOLE_MIN
 
     def _feed_deferred(self, deferred: DeferredContainer[PartialJsonParser], text: str, base: int,
                        completed: list) -> int | None:

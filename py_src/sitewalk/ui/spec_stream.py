@@ -84,19 +84,14 @@ class SpecStream:
         return self.parser.close()
 
     def _track(self, events: list[tuple[Path, object]], progress: SpecProgress) -> None:
-        """The completed values of one take. An element's members come most often (two or three an element), so
-        they are tested first, in this loop; the element itself and the root go to `_on_shallow`."""
+        """The completed values of one take that matter: an element's members and the element itself (tested
+        first, in this loop: two or three events an element), then the root (`_on_root`)."""
         typed, has_props, complete = self._typed, self._props, self.complete
         for path, value in events:
-            if len(path) != 3:
-                key = self._on_shallow(path, value, progress)
-                if key is None:
+            if len(path) == 3 and path[0] == "elements":
+                key, member = path[1], path[2]
+                if not isinstance(key, str):
                     continue
-            else:
-                element, member = path[1], path[2]
-                if path[0] != "elements" or not isinstance(element, str):
-                    continue
-                key = element
                 if member == "type":
                     if not isinstance(value, str):
                         continue
@@ -107,23 +102,20 @@ class SpecStream:
                     if member == "children":
                         self._settle(key, progress)
                     continue
+            elif len(path) == 2 and path[0] == "elements" and isinstance(key := path[1], str):
+                has_props.add(key)  # the element closed: missing props default to {}, children are final
+                self._settle(key, progress)
+            else:
+                self._on_root(path, value, progress)
+                continue
             if key in typed and key in has_props and key not in complete:
                 complete[key] = None
                 progress.completed.append(key)
 
-    def _on_shallow(self, path: Path, value: object, progress: SpecProgress) -> str | None:
-        """An element closed (its key: it may now be complete) or the root arrived (None)."""
-        if len(path) == 2:
-            key = path[1]
-            if path[0] != "elements" or not isinstance(key, str):
-                return None
-            self._props.add(key)  # the element closed: missing props default to {}, children are final
-            self._settle(key, progress)
-            return key
+    def _on_root(self, path: Path, value: object, progress: SpecProgress) -> None:
         if len(path) == 1 and path[0] == "root" and isinstance(value, str):
             self.root = value
             progress.root_changed = True
-        return None
 
     def _settle(self, key: str, progress: SpecProgress) -> None:
         if key not in self.settled:
