@@ -349,3 +349,43 @@ def test_a_deferred_container_taken_in_frames_is_looked_at_twice_a_character(fra
         stream.take()
     assert stream.close()["elements"]["x"]["children"] == children
     assert stream.chars_scanned <= len(text) + len(json.dumps(children)) + frame
+
+
+def test_escaped_keys_in_a_run_of_whole_elements_are_decoded():
+    """Element ids with escapes, one after another in a frame's text: decoded as the tokenizer decodes them."""
+    elements = {key: {"type": "Text", "props": {"text": key * 20}} for key in ('a"b', "c\\d", "\u2603", "e/f")}
+    text = json.dumps({"root": 'a"b', "elements": elements}, ensure_ascii=True)
+    assert len(text) >= 256 and "\\u2603" in text
+    assert _events(text, len(text)) == _events(text, 7)
+    assert _events(text, len(text))[1] == json.loads(text)
+
+
+@pytest.mark.parametrize("frame", [5, 1_000])
+def test_an_element_without_props_completes_when_it_closes_and_one_without_a_string_type_never(frame):
+    """Fragment by fragment and a frame at a time (the whole-element path): props default to {} once the
+    element closes; a type that is not a string never makes an element complete."""
+    elements = {"div": {"type": "Divider"}, "odd": {"type": 5, "props": {}},
+                "pad": {"type": "Text", "props": {"text": "x" * 300}}}
+    text = json.dumps({"root": "pad", "elements": elements})
+    stream = SpecStream()
+    completed = []
+    for piece in chunks(text, frame):
+        stream.append(piece)
+        progress = stream.take()
+        completed += progress.completed
+        if "div" in progress.completed:
+            assert stream.spec["elements"]["div"] == {"type": "Divider"}  # closed, not only typed
+    assert completed == list(stream.complete) == ["div", "pad"]
+    assert stream.settled == {"div", "odd", "pad"}
+
+
+def test_the_last_whole_element_of_a_frame_with_no_list_after_it_is_decoded_whole():
+    """No `]` after the last element's opening bracket, only `}`: still decoded by one json call (each
+    character looked at once)."""
+    elements = {f"e{i}": {"type": "Text", "props": {"text": "y" * 40}} for i in range(6)}
+    text = json.dumps({"root": "e0", "elements": elements})
+    buffer = text[:-2]  # up to the end of the last element
+    parser = PartialJsonParser(defer_depth=3)
+    events = parser.feed(buffer)
+    assert len(buffer) >= 256 and events[-1] == (("elements", "e5"), elements["e5"])
+    assert parser.chars_scanned == len(buffer)
