@@ -389,3 +389,15 @@ def test_the_last_whole_element_of_a_frame_with_no_list_after_it_is_decoded_whol
     events = parser.feed(buffer)
     assert len(buffer) >= 256 and events[-1] == (("elements", "e5"), elements["e5"])
     assert parser.chars_scanned == len(buffer)
+
+
+@pytest.mark.parametrize("frame", range(256, 270))
+def test_frames_without_brackets_keep_the_string_state_of_a_deferred_container(frame):
+    """Frames with no bracket and no backslash only count quotes: a frame that ends inside a string (an odd
+    count) leaves the next frame's brackets in that string, whatever the frames' length."""
+    rows = [item for i in range(40) for item in ["a" * (i * 37 % 300) + "]}[{" + "a" * (i * 53 % 200), *range(40)]]
+    text = '{"root": "x", "elements": {"x": {"type": "Table", "props": {"rows": ' + json.dumps(rows) + "}}}}"
+    eager, value = events_of(PartialJsonParser(), chunks(text, frame))
+    deferred, deferred_value = events_of(PartialJsonParser(defer_depth=3), chunks(text, frame))
+    assert value == deferred_value == json.loads(text)
+    assert deferred == [(path, v) for path, v in eager if len(path) <= 3]
