@@ -319,3 +319,85 @@ def test_a_spec_taken_once_a_frame_ends_where_fragment_by_fragment_does():
     assert set(progress.completed) == {"card", "risk", "note"} and progress.root_changed
     assert (framed.root, list(framed.complete), framed.settled) == (every.root, list(every.complete), every.settled)
     assert framed.close() == every.close() == SPEC
+
+
+# -- a deferred container taken in frames (long texts: skimmed as they come) -----------------------------
+
+LONG_PROPS = {"rows": [{"t": 'a "quoted" ] } \\ [{', "n": [i, {"d": "x}]"}]} for i in range(300)], "u": "\u2603 \\"}
+
+
+@pytest.mark.parametrize("frame", [256, 257, 300, 999, 1_000])
+def test_a_deferred_container_cut_by_long_frames_gives_the_eager_value_and_events(frame):
+    """Brackets in strings and escapes cut by a frame's end, in a container skimmed a frame at a time."""
+    text = json.dumps({"root": "x", "elements": {"x": {"type": "Text", "props": LONG_PROPS, "children": []}}})
+    eager, value = events_of(PartialJsonParser(), chunks(text, frame))
+    deferred, deferred_value = events_of(PartialJsonParser(defer_depth=3), chunks(text, frame))
+    assert value == deferred_value == json.loads(text)
+    assert deferred == [(path, v) for path, v in eager if len(path) <= 3]
+
+
+@pytest.mark.parametrize("frame", [300, 1_000, 4_000])
+def test_a_deferred_container_taken_in_frames_is_looked_at_twice_a_character(frame):
+    """A long children list taken a frame at a time: each frame skimmed as it comes, the whole decoded once;
+    not tested for a closing bracket first and skimmed again when the last frame brings it."""
+    children = [f"child-{i}" for i in range(2_000)]
+    head = '{"root": "x", "elements": {"x": {"type": "Stack", "children": '
+    text = head + json.dumps(children) + "}}}"
+    stream = SpecStream()
+    for piece in chunks(text, frame):
+        stream.append(piece)
+        stream.take()
+    assert stream.close()["elements"]["x"]["children"] == children
+    assert stream.chars_scanned <= len(text) + len(json.dumps(children)) + frame
+
+
+def test_escaped_keys_in_a_run_of_whole_elements_are_decoded():
+    """Element ids with escapes, one after another in a frame's text: decoded as the tokenizer decodes them."""
+    elements = {key: {"type": "Text", "props": {"text": key * 20}} for key in ('a"b', "c\\d", "\u2603", "e/f")}
+    text = json.dumps({"root": 'a"b', "elements": elements}, ensure_ascii=True)
+    assert len(text) >= 256 and "\\u2603" in text
+    assert _events(text, len(text)) == _events(text, 7)
+    assert _events(text, len(text))[1] == json.loads(text)
+
+
+@pytest.mark.parametrize("frame", [5, 1_000])
+def test_an_element_without_props_completes_when_it_closes_and_one_without_a_string_type_never(frame):
+    """Fragment by fragment and a frame at a time (the whole-element path): props default to {} once the
+    element closes; a type that is not a string never makes an element complete."""
+    elements = {"div": {"type": "Divider"}, "odd": {"type": 5, "props": {}},
+                "pad": {"type": "Text", "props": {"text": "x" * 300}}}
+    text = json.dumps({"root": "pad", "elements": elements})
+    stream = SpecStream()
+    completed = []
+    for piece in chunks(text, frame):
+        stream.append(piece)
+        progress = stream.take()
+        completed += progress.completed
+        if "div" in progress.completed:
+            assert stream.spec["elements"]["div"] == {"type": "Divider"}  # closed, not only typed
+    assert completed == list(stream.complete) == ["div", "pad"]
+    assert stream.settled == {"div", "odd", "pad"}
+
+
+def test_the_last_whole_element_of_a_frame_with_no_list_after_it_is_decoded_whole():
+    """No `]` after the last element's opening bracket, only `}`: still decoded by one json call (each
+    character looked at once)."""
+    elements = {f"e{i}": {"type": "Text", "props": {"text": "y" * 40}} for i in range(6)}
+    text = json.dumps({"root": "e0", "elements": elements})
+    buffer = text[:-2]  # up to the end of the last element
+    parser = PartialJsonParser(defer_depth=3)
+    events = parser.feed(buffer)
+    assert len(buffer) >= 256 and events[-1] == (("elements", "e5"), elements["e5"])
+    assert parser.chars_scanned == len(buffer)
+
+
+@pytest.mark.parametrize("frame", range(256, 270))
+def test_frames_without_brackets_keep_the_string_state_of_a_deferred_container(frame):
+    """Frames with no bracket and no backslash only count quotes: a frame that ends inside a string (an odd
+    count) leaves the next frame's brackets in that string, whatever the frames' length."""
+    rows = [item for i in range(40) for item in ["a" * (i * 37 % 300) + "]}[{" + "a" * (i * 53 % 200), *range(40)]]
+    text = '{"root": "x", "elements": {"x": {"type": "Table", "props": {"rows": ' + json.dumps(rows) + "}}}}"
+    eager, value = events_of(PartialJsonParser(), chunks(text, frame))
+    deferred, deferred_value = events_of(PartialJsonParser(defer_depth=3), chunks(text, frame))
+    assert value == deferred_value == json.loads(text)
+    assert deferred == [(path, v) for path, v in eager if len(path) <= 3]

@@ -24,7 +24,8 @@ for the values inside it. `.value` still shows its partial content: reading `.va
 in from the text so far. A syntax error inside such a container is raised (at the same offset,
 with the same message) by the feed that closes it, by close(), or by the next feed after
 `.value` was read, rather than by the feed that brought it. Text in such a container is looked
-at up to three times (a test for a closing bracket, the skim, the decode). A container one key
+at up to three times (a test for a closing bracket, the skim, the decode; a long text, a frame's, is
+skimmed as it comes, without the test). A container one key
 above that depth (a spec's element) that is whole in a long buffer (a frame's worth of fragments
 fed at once) is decoded by one `json` call too, and gives the same events; the tokenizer takes
 over when it is not whole yet.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import NoReturn
 
 from sitewalk_shared.errors import SitewalkError
@@ -59,6 +61,8 @@ _VALUE_PART = (r'(?:"(?P<s>[^"\\]*(?:\\.[^"\\]*)*)"|(?P<a>-?[0-9][0-9.eE+-]*|tru
                r'|(?P<o>[{\[]))')
 _MEMBER = re.compile(r"[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
 _NEXT_MEMBER = re.compile(r"[ \t\r\n]*,[ \t\r\n]*" + _KEY_PART + _VALUE_PART, re.S)
+# The next member when its value is a container (a run of elements): ends before the opening bracket.
+_NEXT_CONTAINER_MEMBER = re.compile(r"[ \t\r\n]*,[ \t\r\n]*" + _KEY_PART + r"(?=[{\[])", re.S)
 # What a member cut off by the end of the fragment may look like (no escapes: their decoding
 # errors must surface when the tokenizer would raise them); carried once, whole, to the next one.
 _ATOM_START = r"-?[0-9][0-9.eE+-]*|-|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?"
@@ -67,7 +71,7 @@ _MEMBER_START = re.compile(r"[ \t\r\n]*(?:" + _MEMBER_CUT + r")?")
 _NEXT_MEMBER_START = re.compile(r"[ \t\r\n]*(?:,[ \t\r\n]*(?:" + _MEMBER_CUT + r")?)?")
 _ATOM_PREFIX = re.compile(r"-?[0-9][0-9.eE+-]*|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?|-")
 _MAX_ATOM = 64
-_WHOLE_MIN = 256  # a container is tried whole only in a long buffer (a frame's text, not one fragment)
+_WHOLE_MIN = 256  # a long buffer (a frame's text, not one fragment): containers are tried whole, skimmed at once
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
@@ -77,6 +81,9 @@ def _reject_constant(name: str) -> NoReturn:
 
 # Decodes deferred containers; NaN and Infinity are refused as the tokenizer refuses them.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+# Its scanner without raw_decode's wrapper: (value, end) from an index; a ValueError, or StopIteration where a
+# value inside is missing (as at the end of the text), when the text there is not a whole value.
+_SCAN_VALUE: Callable[[str, int], tuple[object, int]] = _DECODER.scan_once  # type: ignore[attr-defined]  # not in the stub
 
 # Parser states of a frame.
 _VALUE, _KEY_OR_END, _KEY, _COLON, _COMMA_OR_END, _VALUE_OR_END = range(6)
@@ -134,9 +141,11 @@ class PartialJsonParser:
         if self._error:
             raise self._error
         deferred = self._deferred
-        if deferred is not None and "}" not in text and "]" not in text:
+        if deferred is not None and len(text) < _WHOLE_MIN and "}" not in text and "]" not in text:
             # the common fragment: inside a deferred container and unable to close it (the two
-            # membership tests looked at each character once: that is the work counted)
+            # membership tests looked at each character once: that is the work counted). A long text
+            # (a frame's) is skimmed at once instead, so that each of its characters is looked at twice
+            # (the skim, the decode) wherever the frames cut the container, not three times.
             deferred.parts.append(text)
             self.consumed += len(text)
             self.chars_scanned += len(text)
@@ -233,8 +242,10 @@ class PartialJsonParser:
 
     def _carry_member(self, buf: str, pos: int, state: int) -> bool:
         """Keep a short member cut off by the fragment's end for the next fragment, to match whole."""
+        if len(buf) - pos > _MAX_ATOM:
+            return False
         rest = buf[pos:]
-        if len(rest) > _MAX_ATOM or "\\" in rest:
+        if "\\" in rest:
             return False
         start = _NEXT_MEMBER_START if state == _COMMA_OR_END else _MEMBER_START
         if start.fullmatch(rest) is None:
@@ -244,36 +255,66 @@ class PartialJsonParser:
 
     def _member(self, frame: _Frame, m: re.Match, base: int, completed: list) -> int:
         """A whole `"key": value` (after a comma when the frame wanted one); the end of it."""
-        frame.key = _decode(m.group("k"), base + m.end("k") + 1)
+        key = m.group("k")
+        frame.key = key if "\\" not in key else _decode(key, base + m.end("k") + 1)
         frame.state = _VALUE
         kind = m.lastgroup
         if kind == "s":
-            where = base + m.end()
-            self._scalar(_decode(m.group("s"), where), where, completed)
+            where, raw = base + m.end(), m.group("s")
+            self._scalar(raw if "\\" not in raw else _decode(raw, where), where, completed)
         elif kind == "a":
             self._scalar(_atom(m.group("a"), base + m.end()), base + m.end(), completed)
         else:
-            end = self._whole_container(frame, m.string, m.end() - 1, base, completed)
-            if end is not None:
-                return end
+            buf = m.string
+            if len(buf) >= _WHOLE_MIN and len(frame.path) + 2 == self.defer_depth:  # a spec's element, in a frame
+                end = self._whole_container(frame, buf, m.end() - 1, base, completed)
+                if end is not None:
+                    return end
             self._punct(m.group("o"), base + m.end() - 1, completed)
         return m.end()
 
     def _whole_container(self, frame: _Frame, buf: str, start: int, base: int, completed: list) -> int | None:
-        """A container one key above the deferred depth (a spec's element), when all of it is in the buffer:
-        decoded by one `json` call, its events given as the tokenizer would give them (each member, then
-        itself). None when it is not whole yet, or the json module refuses it: the tokenizer decides."""
-        if self.defer_depth is None or len(frame.path) + 2 != self.defer_depth or len(buf) < _WHOLE_MIN:
-            return None
-        try:
-            value, stop = _DECODER.raw_decode(buf, start)
-        except ValueError:
-            return None
-        path = self._attach(value, base + start)
-        members = value.items() if isinstance(value, dict) else enumerate(value)
-        completed.extend((path + (key,), item) for key, item in members)
-        self._completed(path, value, completed)
-        return stop
+        """Containers one key above the deferred depth (a spec's elements), from the one opening at start and
+        on through the members after it while each is whole in the buffer: each decoded by one `json` call,
+        its events given as the tokenizer would give them (each member, then itself). The end of the last
+        one decoded; None when the first is not whole yet, or the json module refuses it: the tokenizer
+        decides (a later one not whole is opened here, as `_member` would). One loop for the run, so that an
+        element costs a regex match and a decode, not a pass through the tokenizer's dispatch. Called (by
+        `_member`) only in a long buffer (a frame's text, not one fragment)."""
+        container, outer, key = frame.container, frame.path, frame.key
+        assert isinstance(container, dict) and key is not None  # an object's member, its key just read
+        decode, next_member, append = _SCAN_VALUE, _NEXT_CONTAINER_MEMBER.match, completed.append
+        last_bracket = max(buf.rfind("}"), buf.rfind("]"))  # a container opening after it cannot close here
+        end = None  # of the last container decoded
+        while True:
+            value, stop = None, start
+            if start < last_bracket:  # else not whole: found without the decode's costly error
+                try:
+                    value, stop = decode(buf, start)
+                except (ValueError, StopIteration):
+                    pass
+            if value is None:  # not whole, or refused
+                if end is None:
+                    return None
+                frame.key = key
+                self._punct(buf[start], base + start, completed)  # as _member does with a member not whole
+                return start + 1
+            end = stop
+            container[key] = value  # as _attach would: the frame expected this value
+            path = outer + (key,)
+            members: Iterable[tuple[str | int, object]] = (
+                value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ())
+            for member, item in members:
+                append((path + (member,), item))
+            append((path, value))
+            m = next_member(buf, end)
+            if m is None:
+                frame.key, frame.state = key, _COMMA_OR_END
+                return end  # the tokenizer takes the rest
+            key = m.group("k")
+            if "\\" in key:
+                key = _decode(key, base + m.end("k") + 1)
+            start = m.end()
 
     def _feed_deferred(self, deferred: DeferredContainer[PartialJsonParser], text: str, base: int,
                        completed: list) -> int | None:
@@ -286,8 +327,8 @@ class PartialJsonParser:
         source = deferred.text()
         self.chars_scanned += len(source)
         try:
-            value, stop = _DECODER.raw_decode(source)
-        except ValueError:
+            value, stop = _SCAN_VALUE(source, 0)
+        except (ValueError, StopIteration):
             stop = -1
         if stop != len(source):  # not plain JSON to the json module: the tokenizer decides
             value = self._parse_whole(source, deferred.start)

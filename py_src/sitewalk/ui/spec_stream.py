@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .partial_json import PartialJsonParser
+from .partial_json import PartialJsonParser, Path
 
 __all__ = ["SpecProgress", "SpecStream"]
 
@@ -70,8 +70,7 @@ class SpecStream:
         if self._pending:
             text = "".join(self._pending) if len(self._pending) > 1 else self._pending[0]
             self._pending.clear()
-            for path, value in self.parser.feed(text):
-                self._on_value(path, value, progress)
+            self._track(self.parser.feed(text), progress)
         return progress
 
     def feed(self, fragment: str) -> SpecProgress:
@@ -84,38 +83,39 @@ class SpecStream:
         self.take()
         return self.parser.close()
 
-    def _on_value(self, path: tuple, value: object, progress: SpecProgress) -> None:
-        """One completed value: the paths that matter are tested most common first (an element's members,
-        then the element, then the root), so the others cost one length test."""
-        depth = len(path)
-        if depth == 3:
-            key, member = path[1], path[2]
-            if path[0] != "elements" or not isinstance(key, str):
-                return
-            if member == "type":
-                if not isinstance(value, str):
-                    return
-                self._typed.add(key)
-            elif member == "props":
-                self._props.add(key)
+    def _track(self, events: list[tuple[Path, object]], progress: SpecProgress) -> None:
+        """The completed values of one take that matter: an element's members and the element itself (tested
+        first, in this loop: two or three events an element), then the root (`_on_root`)."""
+        typed, has_props, complete = self._typed, self._props, self.complete
+        for path, value in events:
+            if len(path) == 3 and path[0] == "elements":
+                key, member = path[1], path[2]
+                if not isinstance(key, str):
+                    continue
+                if member == "type":
+                    if not isinstance(value, str):
+                        continue
+                    typed.add(key)
+                elif member == "props":
+                    has_props.add(key)
+                else:
+                    if member == "children":
+                        self._settle(key, progress)
+                    continue
+            elif len(path) == 2 and path[0] == "elements" and isinstance(key := path[1], str):
+                has_props.add(key)  # the element closed: missing props default to {}, children are final
+                self._settle(key, progress)
             else:
-                if member == "children":
-                    self._settle(key, progress)
-                return
-        elif depth == 2:
-            key = path[1]
-            if path[0] != "elements" or not isinstance(key, str):
-                return
-            self._props.add(key)  # the element closed: missing props default to {}, children are final
-            self._settle(key, progress)
-        else:
-            if depth == 1 and path[0] == "root" and isinstance(value, str):
-                self.root = value
-                progress.root_changed = True
-            return
-        if key in self._typed and key in self._props and key not in self.complete:
-            self.complete[key] = None
-            progress.completed.append(key)
+                self._on_root(path, value, progress)
+                continue
+            if key in typed and key in has_props and key not in complete:
+                complete[key] = None
+                progress.completed.append(key)
+
+    def _on_root(self, path: Path, value: object, progress: SpecProgress) -> None:
+        if len(path) == 1 and path[0] == "root" and isinstance(value, str):
+            self.root = value
+            progress.root_changed = True
 
     def _settle(self, key: str, progress: SpecProgress) -> None:
         if key not in self.settled:
