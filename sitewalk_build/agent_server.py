@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,17 +12,14 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.logged_process import LoggedProcess
 from sitewalk_build.no_tracing import tracing_off
 from sitewalk_build.paths import ROOT
 from sitewalk_build.ports import ensure_port_free, free_port
-from sitewalk_build.process_group import stop_process_group
-
-ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def _langgraph_cmd() -> list[str]:
@@ -42,43 +37,11 @@ def _langgraph_cmd() -> list[str]:
 
 
 @dataclass
-class AgentServer:
+class AgentServer(LoggedProcess):
     """A running ``langgraph dev`` process."""
 
-    process: subprocess.Popen[bytes]
     port: int
     url: str
-    log_path: Path
-    _log_file: IO[bytes] | None = field(default=None, repr=False)
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    @property
-    def returncode(self) -> int | None:
-        return self.process.poll()
-
-    def log_tail(self, lines: int = 30) -> str:
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        text = ANSI_RE.sub("", text)
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self, timeout: float = 10.0) -> int | None:
-        """Stop the server (its whole process group); return its exit code."""
-        stop_process_group(self.process, timeout=timeout)
-        if self._log_file:
-            with contextlib.suppress(Exception):
-                self._log_file.close()
-        return self.process.returncode
-
-    def __enter__(self) -> AgentServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def agent_server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -175,7 +138,7 @@ def start_agent_server(port: int | None = None, *, config: Path | str = "langgra
            "--port", str(port), "--config", str(config_path)]
     proc = subprocess.Popen(cmd, cwd=cwd, env=agent_server_env(env), stdin=subprocess.DEVNULL,
                             stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
-    server = AgentServer(proc, port, f"http://{host}:{port}", log_path, log_file)
+    server = AgentServer(proc, log_path, port, f"http://{host}:{port}", log_file=log_file)
     atexit.register(server.stop)  # never leave a server behind, even on an error exit
     _wait_ready(server, timeout)
     return server

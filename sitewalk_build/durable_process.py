@@ -3,7 +3,6 @@ it started, and reported with its log's last lines when it dies."""
 
 from __future__ import annotations
 
-import re
 import signal
 import socket
 import subprocess
@@ -15,25 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.logged_process import tail
 from sitewalk_build.paths import ROOT
 from sitewalk_build.process_group import stop_process_group
 
 __all__ = ["HOST", "DurableError", "Part", "http_ok", "tail", "tcp_ok", "wait_ready"]
 
 HOST = "127.0.0.1"
-ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 class DurableError(AgentServerStartError):
     """The durable stack could not be installed or started, or a part of it died."""
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(ANSI_RE.sub("", text).splitlines()[-lines:])
 
 
 @dataclass

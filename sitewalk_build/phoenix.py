@@ -10,19 +10,17 @@ never fight over 4317), and its telemetry is off: nothing leaves the machine.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from sitewalk_build.errors import AgentServerStartError
+from sitewalk_build.logged_process import LoggedProcess
 from sitewalk_build.ports import ensure_port_free, free_port
-from sitewalk_build.process_group import stop_process_group
 
 __all__ = ["PhoenixServer", "TraceBackendError", "start_phoenix"]
 
@@ -34,32 +32,15 @@ class TraceBackendError(AgentServerStartError):
 
 
 @dataclass
-class PhoenixServer:
+class PhoenixServer(LoggedProcess):
     """A running `phoenix serve`: its UI (and REST API) URL and the OTLP/HTTP traces URL servers export to."""
 
-    process: subprocess.Popen[bytes]
     url: str
     working_dir: Path
-    log_path: Path
-    _log: IO[bytes] | None = field(default=None, repr=False)
 
     @property
     def otlp_url(self) -> str:
         return self.url + "/v1/traces"
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def log_tail(self, lines: int = 20) -> str:
-        with contextlib.suppress(OSError):
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        return ""
-
-    def stop(self) -> None:
-        stop_process_group(self.process)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
 
 
 def _phoenix_cmd() -> list[str]:
@@ -88,7 +69,7 @@ def start_phoenix(working_dir: Path, port: int | None = None, timeout: float = 1
     log = open(log_path, "wb")  # owned by the PhoenixServer, closed by stop()
     process = subprocess.Popen(_phoenix_cmd(), env=env, stdin=subprocess.DEVNULL, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
-    server = PhoenixServer(process, f"http://{HOST}:{port}", working_dir, log_path, log)
+    server = PhoenixServer(process, log_path, f"http://{HOST}:{port}", working_dir, log_file=log)
     atexit.register(server.stop)
     deadline = time.monotonic() + timeout
     while not _healthy(server.url):
