@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from history_endpoint import older_pages_held, served
 from recorded import load_history
 
 from sitewalk.base.server_errors import NotFound, ServerError
@@ -52,16 +53,6 @@ def _tree(pages=None, page_size=4):
 
 def _titles(tree, head):
     return [step.name.title for step in tree.steps(head)]
-
-
-def _served(entries, calls=None):
-    """A history endpoint over recorded entries: newest first, `before` exclusive, `limit` entries."""
-    async def fetch(limit, before):
-        if calls is not None:
-            calls.append((limit, before))
-        start = 0 if before is None else [e["checkpoint"]["checkpoint_id"] for e in entries].index(before) + 1
-        return entries[start:start + limit]
-    return fetch
 
 
 def test_pages_with_duplicates_build_one_tree_with_both_branches():
@@ -136,7 +127,7 @@ def test_facts_keep_no_values():
 
 def test_pager_reads_newest_first_and_older_pages_before_the_cursor():
     calls = []
-    pager = TimelinePager("t1", _served(ALL, calls), StaleGuard(), page_size=5)
+    pager = TimelinePager("t1", served(ALL, calls), StaleGuard(), page_size=5)
     tree = asyncio.run(pager.first_page())
     assert len(tree) == 5 and tree.live_head == ALL[0]["checkpoint"]["checkpoint_id"] and calls == [(5, None)]
     added = asyncio.run(pager.older())
@@ -148,13 +139,10 @@ def test_pager_reads_newest_first_and_older_pages_before_the_cursor():
 
 def test_a_scroll_and_a_press_at_once_read_one_page_not_two():
     calls = []
-    served = _served(ALL, calls)
+    endpoint = served(ALL, calls)
     gate = asyncio.Event()
 
-    async def slow(limit, before):
-        if before is not None:
-            await gate.wait()
-        return await served(limit, before)
+    slow = older_pages_held(endpoint, gate)
 
     async def go():
         pager = TimelinePager("t1", slow, StaleGuard(), page_size=4)
@@ -181,7 +169,7 @@ def test_a_late_page_of_another_thread_is_never_written():
 
     async def go():
         a = TimelinePager("thread-a", slow, guard)
-        b = TimelinePager("thread-b", _served(ALL[10:]), guard)
+        b = TimelinePager("thread-b", served(ALL[10:]), guard)
         late = asyncio.create_task(a.first_page())
         await asyncio.sleep(0)
         tree_b = await b.first_page()
@@ -196,7 +184,7 @@ def test_a_late_page_of_another_thread_is_never_written():
 
 def test_a_refresh_makes_the_older_load_stale():
     guard = StaleGuard()
-    pager = TimelinePager("t", _served(ALL), guard, page_size=3)
+    pager = TimelinePager("t", served(ALL), guard, page_size=3)
     asyncio.run(pager.first_page())
     asyncio.run(pager.older())
     guard.claim("t")  # a newer refresh of the same thread
@@ -207,13 +195,13 @@ def test_a_refresh_makes_the_older_load_stale():
 
 def test_a_page_failing_mid_way_is_retried_and_then_reported_keeping_what_was_loaded():
     failures = {"left": 2}
-    served = _served(ALL)
+    endpoint = served(ALL)
 
     async def flaky(limit, before):
         if before is not None and failures["left"]:
             failures["left"] -= 1
             raise ServerError(502)
-        return await served(limit, before)
+        return await endpoint(limit, before)
 
     pager = TimelinePager("t", flaky, StaleGuard(), page_size=4)
     asyncio.run(pager.first_page())

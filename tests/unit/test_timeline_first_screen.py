@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from history_endpoint import older_pages_held, served
 from recorded import load_history
 
 from sitewalk.base.server_errors import ServerError
@@ -33,15 +34,6 @@ def _id(entry):
     return entry["checkpoint"]["checkpoint_id"]
 
 
-def _served(entries, calls):
-    """A history endpoint over recorded entries: newest first, `before` exclusive, `limit` entries."""
-    async def fetch(limit, before):
-        calls.append((limit, before))
-        start = 0 if before is None else [_id(e) for e in entries].index(before) + 1
-        return entries[start:start + limit]
-    return fetch
-
-
 def _drawn(tree: TimelineTree):
     """What the list shows of a tree: every row and step as drawn, the branches, and whether more is left."""
     now = shown("t", tree)
@@ -54,7 +46,7 @@ def _first_page(entries, first_screen, page_size=8):
     async def draw(tree):
         handed.append((len(tree), list(calls), tree.exhausted))
 
-    pager = TimelinePager("t", _served(entries, calls), StaleGuard(), page_size=page_size, first_screen=first_screen)
+    pager = TimelinePager("t", served(entries, calls), StaleGuard(), page_size=page_size, first_screen=first_screen)
     tree = asyncio.run(pager.first_page(draw))
     return pager, tree, calls, handed
 
@@ -64,7 +56,7 @@ def test_the_newest_steps_are_handed_over_first_and_the_page_ends_as_one_read_le
     assert handed == [(3, [(3, None)], False)]  # drawn after the first read alone
     assert calls == [(3, None), (5, _id(ALL[2]))]  # then the rest of the page, before the first screen's last
     whole_calls = []
-    whole = asyncio.run(TimelinePager("t", _served(ALL, whole_calls), StaleGuard(), page_size=8).first_page())
+    whole = asyncio.run(TimelinePager("t", served(ALL, whole_calls), StaleGuard(), page_size=8).first_page())
     assert whole_calls == [(8, None)]  # without a first screen: one read, as before
     assert _drawn(tree) == _drawn(whole) and len(tree) == 8
     assert not pager.loading
@@ -84,13 +76,10 @@ def test_a_history_ending_with_the_first_screen_is_exhausted_after_the_rest_come
 
 def test_an_older_ask_while_the_rest_is_on_its_way_joins_it():
     calls: list = []
-    served = _served(ALL, calls)
+    endpoint = served(ALL, calls)
     gate = asyncio.Event()
 
-    async def slow(limit, before):
-        if before is not None:
-            await gate.wait()
-        return await served(limit, before)
+    slow = older_pages_held(endpoint, gate)
 
     async def go():
         pager = TimelinePager("t", slow, StaleGuard(), page_size=8, first_screen=3)
@@ -113,10 +102,10 @@ def test_an_older_ask_while_the_rest_is_on_its_way_joins_it():
 def test_a_newer_load_while_the_first_screen_is_drawn_makes_the_rest_stale():
     guard = StaleGuard()
     calls: list = []
-    other = TimelinePager("other", _served(ALL[10:], []), guard)
+    other = TimelinePager("other", served(ALL[10:], []), guard)
 
     async def go():
-        pager = TimelinePager("t", _served(ALL, calls), guard, page_size=8, first_screen=3)
+        pager = TimelinePager("t", served(ALL, calls), guard, page_size=8, first_screen=3)
 
         async def draw(tree):
             await other.first_page()  # the view moved to another thread before the rest was asked
@@ -131,12 +120,12 @@ def test_a_newer_load_while_the_first_screen_is_drawn_makes_the_rest_stale():
 
 def test_the_rest_failing_keeps_the_first_screen_and_says_so():
     calls: list = []
-    served = _served(ALL, calls)
+    endpoint = served(ALL, calls)
 
     async def flaky(limit, before):
         if before is not None:
             raise ServerError(502)
-        return await served(limit, before)
+        return await endpoint(limit, before)
 
     async def draw(tree):
         return None
@@ -184,17 +173,13 @@ def test_the_feed_draws_the_first_screen_then_appends_the_rest_under_it():
 def test_a_newer_load_while_the_rest_is_on_its_way_keeps_it_out():
     guard = StaleGuard()
     calls: list = []
-    served = _served(ALL, calls)
+    endpoint = served(ALL, calls)
     gate = asyncio.Event()
-    other = TimelinePager("other", _served(ALL[10:], []), guard)
+    other = TimelinePager("other", served(ALL[10:], []), guard)
 
     asked = asyncio.Event()
 
-    async def slow(limit, before):
-        if before is not None:
-            asked.set()
-            await gate.wait()
-        return await served(limit, before)
+    slow = older_pages_held(endpoint, gate, asked)
 
     async def draw(tree):
         return None
