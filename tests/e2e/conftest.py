@@ -23,7 +23,7 @@ import build  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_slots import browser_slot  # noqa: E402
-from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, BrowserWatch, poll, save_screen  # noqa: E402
+from conftest_helpers import CHROMIUM_ARGS, BrowserWatch, poll, save_screen, wait_until_ready  # noqa: E402
 
 from sitewalk_build.bench import BOOT_DONE_JS  # noqa: E402  (main() returned, or the boot failed)
 
@@ -62,8 +62,10 @@ def site():
 def browser_turn(request, tmp_path_factory):
     """On a pytest-xdist worker, the test waits for one of BROWSER_SLOTS slots shared by all workers
     (browser_slots.py), so that the extra workers that speed up the waiting unit tests do not crowd
-    two cores with browsers. A `long_wait` test mostly waits, so it takes no slot."""
-    if not os.environ.get("PYTEST_XDIST_WORKER") or request.node.get_closest_marker("long_wait"):
+    two cores with browsers. A `long_wait` test mostly waits, so it takes no slot; one marked
+    `long_wait(slot=True)` waits in a module fixture (set up before this one) and takes a slot for its browser."""
+    waits = request.node.get_closest_marker("long_wait")
+    if not os.environ.get("PYTEST_XDIST_WORKER") or (waits is not None and not waits.kwargs.get("slot")):
         yield
         return
     with browser_slot(tmp_path_factory.getbasetemp().parent / "browser-slots", BROWSER_SLOTS):
@@ -116,7 +118,7 @@ class AppPage:
             url += ("&" if "?" in url else "?") + urlencode(params)
         self.page.goto(url)
         if wait_ready:
-            self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+            wait_until_ready(self.page)
         return self
 
     def open_under_service_worker(self) -> AppPage:
@@ -125,7 +127,7 @@ class AppPage:
         self.open()
         self.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         self.page.reload()
-        self.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(self.page)
         poll(self.page, "navigator.serviceWorker.controller !== null")
         return self
 

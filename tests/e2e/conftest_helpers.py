@@ -9,7 +9,33 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from playwright.sync_api import Error
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 BOOT_TIMEOUT_MS = 120_000
+
+# What a page that is not ready shows: the boot screen's words, its error, the app's status line and the
+# boot's marks (window.__sitewalkBoot, web/boot.js), so that a boot that times out says where it stood.
+_BOOT_STATE_JS = """() => {
+  const text = (id) => (document.getElementById(id)?.innerText || "").trim();
+  return {boot: text("boot-status"), error: [text("boot-error-message"), text("boot-error-detail")],
+          status: text("sw-status"), marks: window.__sitewalkBoot || null, now: performance.now()};
+}"""
+
+
+def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
+    """Until the page is interactive (body[data-ready]); one that does not get there in time fails with
+    where its boot stood (a timeout alone says nothing of a stall in Pyodide, the server or the sign-in)."""
+    try:
+        page.wait_for_selector("body[data-ready='1']", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        try:
+            state = page.evaluate(_BOOT_STATE_JS)
+        except Error as exc:  # the page itself is gone or hung
+            state = f"unreadable ({exc})"
+        raise AssertionError(f"the page was not ready within {timeout_ms / 1000:g} s: {state}") from None
+
+
 # --liftoff-only: V8 compiles WebAssembly with its baseline compiler (Liftoff) only, never tiering hot
 # functions up to TurboFan. Pyodide's interpreter is one big module whose hot functions TurboFan recompiles
 # during every boot; the e2e tests check what the app does, not how fast its Python runs, and the suite is

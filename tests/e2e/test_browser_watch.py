@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest_helpers import BrowserWatch, poll
+from conftest_helpers import BrowserWatch, poll, wait_until_ready
 
 pytestmark = pytest.mark.browser_context_args(service_workers="allow")  # the watch must see the worker's requests
 
@@ -125,3 +125,14 @@ def test_an_expected_console_error_passes_and_only_that_one(watched):
     poll(page, "new Promise((done) => setTimeout(() => done(true), 100))")
     with pytest.raises(AssertionError, match="console errors"):
         watch.check()
+
+
+def test_a_boot_that_does_not_get_ready_fails_with_where_it_stood(page):
+    """wait_until_ready's control: a page stuck on its boot screen fails the wait with the screen's words
+    and its error, not with a bare timeout; a ready page passes."""
+    page.set_content('<body><p id="boot-status">Loading packages…</p>'
+                     '<p id="boot-error-message">Cannot reach the agent server</p></body>')
+    with pytest.raises(AssertionError, match=r"not ready within 0.3 s.*Loading packages….*Cannot reach the agent"):
+        wait_until_ready(page, timeout_ms=300)
+    page.evaluate("document.body.dataset.ready = '1'")
+    wait_until_ready(page, timeout_ms=300)

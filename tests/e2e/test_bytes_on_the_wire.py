@@ -4,7 +4,7 @@ encodings, and the stdlib and pure packages the app never imports fetched only w
 from __future__ import annotations
 
 import pytest
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
+from conftest_helpers import poll, wait_until_ready
 
 import build
 
@@ -49,7 +49,7 @@ def test_boots_from_a_host_that_knows_no_encodings(page, agent_server, watch):
     watch.allow(server.url)
     try:
         page.goto(build.app_url(server.url, agent_server))
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         for name in LARGE:
             responses = _site_responses(watch, server.url, name)
             assert responses and all("content-encoding" not in r.headers for r in responses), name

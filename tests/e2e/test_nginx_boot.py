@@ -9,7 +9,7 @@ Skipped without Debian's nginx and its brotli module.
 from __future__ import annotations
 
 import pytest
-from conftest_helpers import BOOT_TIMEOUT_MS
+from conftest_helpers import wait_until_ready
 from nginx_site import NGINX_READY, SUB_PATH, nginx_site
 
 import build
@@ -22,7 +22,7 @@ def test_the_app_boots_from_the_nginx_block_of_the_deploy_page(page, agent_serve
     with nginx_site(build.ensure_built(), tmp_path) as site_url:
         watch.allow(site_url)
         page.goto(build.app_url(site_url, agent_server))
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         assert page.url.startswith(site_url) and SUB_PATH in page.url
         wasm = [r.response() for r in watch.requests if r.url.split("?")[0].endswith("/pyodide.asm.wasm")]
         assert wasm and wasm[0] is not None

@@ -6,6 +6,7 @@ import json
 import re
 
 import httpx
+from conftest_helpers import wait_until_ready
 
 import build
 
@@ -57,7 +58,7 @@ def test_parallel_headless_tools_are_answered_in_one_resume_command(app):
 
 def test_the_app_completes_an_inspection_against_the_example_graph(app):
     app.page.goto(_with_assistant(app, "example"))  # ?server=...&assistant=example
-    app.page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+    wait_until_ready(app.page)
     app.seed_idb("sitewalk:draft:inspection-92", json.dumps({**DRAFT, "inspection_id": "inspection-92"}))
     app.start("inspection-92")
     thread_id = _thread_id(app)
@@ -84,7 +85,7 @@ def test_a_confirm_button_of_the_example_graph_is_authorized_and_done_once(app):
 
     inspection = f"inspection-93-{uuid.uuid4().hex[:8]}"  # work orders outlive the server's threads
     app.page.goto(_with_assistant(app, "example"))
-    app.page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+    wait_until_ready(app.page)
     app.seed_idb(f"sitewalk:draft:{inspection}", json.dumps({**DRAFT, "inspection_id": inspection}))
     app.start(inspection, note="script: confirm")
     button = app.page.locator("#sw-screen [data-sw-id='confirm']")

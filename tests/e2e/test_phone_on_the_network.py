@@ -28,11 +28,13 @@ from pathlib import Path
 
 import pytest
 from agent_servers import server_kind
-from conftest_helpers import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, PHONE, BrowserWatch
+from conftest_helpers import CHROMIUM_ARGS, PHONE, BrowserWatch, wait_until_ready
 from signin_helpers import ANA, write_token_file
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.xdist_group("phone-network"), pytest.mark.long_wait]
+# Run first (long_wait): `served` starts a whole stack, mostly waiting. The tests then take a browser slot:
+# the phone's boot is CPU-bound, and beside four slotted browsers it did not get ready in two minutes.
+pytestmark = [pytest.mark.xdist_group("phone-network"), pytest.mark.long_wait(slot=True)]
 
 # One subnet per test process, so that two runs at once (another worktree) do not meet.
 OCTET = os.getpid() % 200 + 20
@@ -203,7 +205,7 @@ def test_a_phone_on_the_network_runs_an_inspection_with_its_position(served, pla
         app.expect_console_error(r"status of 401")  # the first request before the sign-in
         page = app.page
         page.goto(site_url)  # the URL the terminal prints (and its QR code holds): config.json names the server
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         assert page.evaluate("[window.isSecureContext, location.origin]") == [True, site_url.rstrip("/")]
         assert page.evaluate("navigator.serviceWorker.ready.then((r) => r.active.scriptURL)").startswith(site_url)
         app.sign_in(ANA.token, ANA.identity)

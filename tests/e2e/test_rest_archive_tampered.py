@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from conftest_helpers import BOOT_TIMEOUT_MS, SITE_PACKAGES_REST, STDLIB_REST
+from conftest_helpers import SITE_PACKAGES_REST, STDLIB_REST, wait_until_ready
 
 import build
 
@@ -120,7 +120,7 @@ def test_a_tampered_rest_archive_through_the_service_worker_is_refused_and_never
     # the next visit does not find them either: the import fetches again, and is refused again
     fetched = len(watch.stdlib_rest_requests())
     app.page.reload()
-    app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    wait_until_ready(app.page)
     again = json.loads(app.page.evaluate("(code) => window.__sitewalkPyodide.runPython(code)", IMPORT_REST_PY))
     assert again["raised"]["doctest"][0] == "RestArchiveTampered" and again["imported"] == []
     assert len(watch.stdlib_rest_requests()) > fetched

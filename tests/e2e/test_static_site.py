@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
+from conftest_helpers import BOOT_TIMEOUT_MS, poll, wait_until_ready
 
 import build
 
@@ -17,7 +17,7 @@ def test_boots_under_a_sub_path(page, agent_server, watch):
     watch.allow(server.url)  # the site of this test; nothing else but the agent server
     try:
         page.goto(build.app_url(server.url, agent_server))
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         seen = [r.url for r in watch.requests]
         site_requests = [u for u in seen if u.startswith(f"http://127.0.0.1:{server.port}/")]
         assert site_requests and all(u.startswith(server.url) for u in site_requests), site_requests
@@ -62,10 +62,10 @@ def test_a_site_built_for_an_assistant_installs_its_worker_and_boots_offline(pag
     watch.allow(server.url)
     try:
         page.goto(build.app_url(server.url, agent_server))
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         poll(page, "navigator.serviceWorker.getRegistration().then((r) => !!(r && r.active))", timeout_s=90)
         page.reload()
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         poll(page, "navigator.serviceWorker.controller !== null", timeout_s=30)
         watch.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")
         page.context.set_offline(True)
@@ -92,7 +92,7 @@ def test_a_site_built_with_stuck_seconds_uses_them(page, agent_server, watch, tm
     watch.expect_console_error(r"\?stuck= is 'soon'")  # said in the console on purpose
     try:
         page.goto(build.app_url(server.url, agent_server) + "&stuck=soon")
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         status = page.locator("#sw-status")
         assert status.inner_text() == ("?stuck= is 'soon': it must be a number of seconds from 1 to 3600; "
                                        "7 s is used")

@@ -8,7 +8,7 @@ import struct
 import urllib.parse
 
 import pytest
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
+from conftest_helpers import poll, wait_until_ready
 
 import build
 
@@ -37,7 +37,7 @@ def test_the_manifest_is_linked_relative_and_its_icons_load_under_a_sub_path(pag
     watch.allow(server.url)
     try:
         page.goto(build.app_url(server.url, agent_server))
-        page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+        wait_until_ready(page)
         href = page.evaluate("document.querySelector('link[rel=manifest]').href")
         assert href == server.url + "manifest.webmanifest"
         got = page.evaluate(FETCH_JS, href)
