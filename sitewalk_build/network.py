@@ -13,11 +13,14 @@ An agent server reachable from a network must know who calls it: without sign-in
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import ssl
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
+from urllib.parse import urlsplit
 
 from sitewalk_build.errors import AgentServerStartError
 from sitewalk_build.paths import CACHE
@@ -26,13 +29,20 @@ from sitewalk_build.ports import free_port, port_free
 if TYPE_CHECKING:  # tls_certs needs `cryptography`: build.py's `build` runs without site-packages
     from sitewalk_build.tls_certs import TlsFiles
 
-NETWORK_DIST = CACHE / "dist-network"  # built for the relay's origin; dist/ stays the loopback build
+NETWORK_DISTS = CACHE / "dist-network"  # a build per relay origin (network_dist); dist/ stays the loopback build
 SITE_PORT, AGENT_PORT = 8443, 8444  # the same ports each run keep the build (and the phone's bookmark)
 CA_PATH = "ca/"  # where the static server serves the CA's certificate, under the site's base
 
-__all__ = ["AGENT_PORT", "CA_PATH", "NETWORK_DIST", "SITE_PORT", "NetworkPlan", "NetworkServeError", "chosen_port",
-           "is_loopback_address", "open_server_refusal", "primary_address", "print_banner", "server_tls",
-           "trust_line"]
+__all__ = ["AGENT_PORT", "CA_PATH", "NETWORK_DISTS", "SITE_PORT", "NetworkPlan", "NetworkServeError", "chosen_port",
+           "is_loopback_address", "network_dist", "open_server_refusal", "primary_address", "print_banner",
+           "server_tls", "trust_line"]
+
+
+def network_dist(relay_origin: str) -> Path:
+    """Where the site built for this relay origin lives. One folder per origin: two serves on two addresses
+    at once (two worktrees, a test run beside the developer's own) never serve each other's build, whose
+    config.json and CSP would name the other's agent server."""
+    return NETWORK_DISTS / re.sub(r"[^A-Za-z0-9.]+", "-", urlsplit(relay_origin).netloc).strip("-")
 
 
 class NetworkServeError(AgentServerStartError):

@@ -21,11 +21,11 @@ from sitewalk_build.errors import AgentServerStartError, log
 from sitewalk_build.network import (
     AGENT_PORT,
     CA_PATH,
-    NETWORK_DIST,
     SITE_PORT,
     NetworkPlan,
     NetworkServeError,
     chosen_port,
+    network_dist,
     open_server_refusal,
     primary_address,
     print_banner,
@@ -178,7 +178,7 @@ def _serve_network(args: argparse.Namespace) -> int:
                        chosen_port(args.server_port, AGENT_PORT, address))
     traces = Traces(args)
     # its CSP's connect-src names the relay
-    dist = ensure_built(NETWORK_DIST, server_url=plan.relay_origin, traces=traces.on)
+    dist = ensure_built(network_dist(plan.relay_origin), server_url=plan.relay_origin, traces=traces.on)
     state = Path(args.state_dir).resolve() if args.state_dir else CACHE / "agent-server"
     static: StaticServer | None = None
     proxy: TlsProxy | None = None

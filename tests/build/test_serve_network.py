@@ -19,7 +19,7 @@ from cryptography import x509
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from sitewalk_build import cli  # noqa: E402
-from sitewalk_build.network import NetworkPlan, open_server_refusal, server_tls  # noqa: E402
+from sitewalk_build.network import NETWORK_DISTS, NetworkPlan, network_dist, open_server_refusal, server_tls  # noqa: E402
 from sitewalk_build.policy import csp  # noqa: E402
 from sitewalk_build.server_config import restricted_config  # noqa: E402
 from sitewalk_build.static_server import serve_static  # noqa: E402
@@ -80,6 +80,16 @@ def test_the_csp_names_the_relay_and_cors_the_site_and_nothing_else(tmp_path):
     config = json.loads(restricted_config([plan.site_origin], out=tmp_path / "cors.json").read_text())
     assert config["http"]["cors"]["allow_origins"] == ["https://10.213.0.1:8443"]
     assert NetworkPlan("fd00::5", 1, 2).site_origin == "https://[fd00::5]:1"
+
+
+def test_each_relay_origin_has_a_build_of_its_own():
+    """Two serves on two addresses at once (a test run beside the developer's) built into one folder: the
+    later build's config.json named its agent server to the other's phone, which could not reach it."""
+    one, other = network_dist("https://10.213.91.1:8444"), network_dist("https://10.213.94.1:8444")
+    assert one != other and one.parent == other.parent == NETWORK_DISTS
+    assert one.name == "10.213.91.1-8444"
+    assert network_dist("https://10.213.91.1:8445") != one
+    assert network_dist("https://[fd00::5]:8444").parent == NETWORK_DISTS  # no "/" or ":" in the name
 
 
 # --- HTTPS, and the NUL byte -------------------------------------------------------------------------
