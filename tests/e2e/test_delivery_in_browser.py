@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from agent_servers import server_kind
-from conftest_helpers import BOOT_TIMEOUT_MS, poll
+from conftest_helpers import poll, wait_until_ready
 
 import build
 from sitewalk.agentserver.client import AgentServerClient, pending_interrupts
@@ -234,7 +234,7 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     app.open()
     app.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     app.page.reload()  # now controlled by the worker, so an offline reload boots
-    app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    wait_until_ready(app.page)
     poll(app.page, "navigator.serviceWorker.controller !== null")
     dialog, thread_id = _asked_for_position(app, "inspection-86")
     app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
@@ -247,8 +247,7 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
         app.page.locator("#boot-error").wait_for(state="visible", timeout=60_000)  # server out of reach
     finally:
         app.page.context.set_offline(False)
-    app.page.click("#boot-retry")
-    app.page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+    wait_until_ready(app.page)  # back online, the page finds the server again by itself (App.reach_server)
     app.wait_finished("inspection-86")
     assert app.page.evaluate("window.__geoCalls") == 0  # the new page never asked the device
     assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0

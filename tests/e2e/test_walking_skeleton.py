@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from conftest_helpers import poll, wait_until_ready
+
 import build
 
 DRAFT = {"site": "Pier 4, north berth", "inspector": "Ana Ruiz",
@@ -90,22 +92,52 @@ def test_spec_with_unknown_component_shows_issue_and_keeps_previous_screen(app):
     assert "Pier 4, north berth" in app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
 
 
-def test_agent_server_down_shows_error_with_url_and_retry_recovers(app_for):
+COUNT_INFO_CALLS = ("window.__infoCalls = 0; const fetchOfThePage = window.fetch; window.fetch = (...args) => "
+                    "(String(args[0]).endsWith('/info') && window.__infoCalls++, fetchOfThePage(...args));")
+ERROR_SAYS = "document.getElementById('boot-error-message').innerText.includes({!r})"
+
+
+def _down_server_page(app_for):
+    """A page booted on a port where no agent server listens yet, counting its checks (GET /info)."""
     port = build.free_port()
-    down_url = f"http://127.0.0.1:{port}"
-    app = app_for(down_url)
+    app = app_for(f"http://127.0.0.1:{port}")
     app.expect_console_error(r"Failed to load resource: net::ERR_CONNECTION_REFUSED")  # the server is down
-    page = app.page
+    app.page.add_init_script(COUNT_INFO_CALLS)
     app.open(wait_ready=False)
-    error = page.locator("#boot-error")
-    error.wait_for(state="visible", timeout=120_000)
-    assert down_url in page.locator("#boot-error-message").inner_text()
+    app.page.locator("#boot-error").wait_for(state="visible", timeout=120_000)
+    return app, port
+
+
+def test_agent_server_down_shows_error_with_url_and_retry_checks_at_once(app_for):
+    app, port = _down_server_page(app_for)
+    page = app.page
+    assert f"http://127.0.0.1:{port}" in page.locator("#boot-error-message").inner_text()
     app.screenshot("server-down")
+    poll(page, ERROR_SAYS.format("every 8 s"))  # the next check by itself is 8 s away
+    checks = page.evaluate("window.__infoCalls")
+    page.click("#boot-retry")
+    poll(page, f"window.__infoCalls > {checks}", timeout_s=4)  # now, not when the 8 s are out
     server = build.start_agent_server(port)
     try:
-        page.click("#boot-retry")
-        page.wait_for_selector("body[data-ready='1']", timeout=120_000)
-        assert error.is_hidden()
+        wait_until_ready(page)
+        assert page.locator("#boot-error").is_hidden()
     finally:
         server.stop()
+
+
+def test_a_server_that_comes_up_after_the_boot_is_found_without_a_tap(app_for):
+    """A phone that boots before its server is reachable (no signal yet, a server still starting) checks
+    again by itself, sooner at first: once the server is up the page gets ready with no Retry pressed."""
+    app, port = _down_server_page(app_for)
+    page = app.page
+    assert "Trying again every 2 s" in page.locator("#boot-error-message").inner_text()
+    poll(page, ERROR_SAYS.format("every 8 s"))  # backing off
+    assert page.evaluate("window.__infoCalls") >= 3  # tried twice more, untouched
+    server = build.start_agent_server(port)
+    try:
+        wait_until_ready(page)
+        assert page.locator("#boot-error").is_hidden()
+    finally:
+        server.stop()
+
 

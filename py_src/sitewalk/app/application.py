@@ -33,7 +33,12 @@ if TYPE_CHECKING:
     from ..inspection_status import InspectionStatus
     from ..inspections import Inspection
 
-__all__ = ["App"]
+__all__ = ["REACH_RETRY_SECONDS", "App"]
+
+# How long the error screen waits before it checks the agent server again by itself: soon at first (a
+# server still starting, a phone just out of a dead spot), then seldom, so a server that is down for good
+# is not polled from every phone at once.
+REACH_RETRY_SECONDS = (2, 4, 8, 15, 30)
 
 
 class App:
@@ -55,16 +60,20 @@ class App:
         self.listed = InspectionsView(self.client, self.device, self.open_inspection, self.sessions.thread_id)
 
     async def reach_server(self) -> None:
-        """Block on the shell's error screen until the agent server answers; Retry checks again."""
+        """Block on the shell's error screen until the agent server answers: checked again by itself after
+        REACH_RETRY_SECONDS (the last repeated), or at once when Retry is pressed."""
+        attempt = 0
         while True:
             try:
                 await self.client.ok()
                 dom.hide_error()
                 return
             except AgentServerError as exc:
-                dom.show_error(f"Cannot reach the agent server at {self.config.server_url}",
-                               f"{type(exc).__name__}: {exc}")
-                await tasks.wait_for_retry()
+                wait = REACH_RETRY_SECONDS[min(attempt, len(REACH_RETRY_SECONDS) - 1)]
+                attempt += 1
+                dom.show_error(f"Cannot reach the agent server at {self.config.server_url}. Trying again every "
+                               f"{wait} s, or now with Retry.", f"{type(exc).__name__}: {exc}")
+                await tasks.wait_for_retry(wait)
 
     async def start(self) -> None:
         """Attach to the first screen, then the list and the inspection that was open (or the one a press

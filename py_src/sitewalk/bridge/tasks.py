@@ -8,6 +8,7 @@ page; one-shot proxies are destroyed once they have run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import traceback
 from collections.abc import Callable, Coroutine
 from typing import TypeVar
@@ -93,16 +94,23 @@ def next_frame(callback: Callable[[float], None]) -> None:
     js.requestAnimationFrame(create_once_callable(callback))
 
 
-def wait_for_retry() -> asyncio.Future[None]:
-    """A future resolved when the user presses the boot shell's Retry button."""
-    future: asyncio.Future[None] = asyncio.get_event_loop().create_future()
+async def wait_for_retry(seconds: float) -> None:
+    """Until the user presses the boot shell's Retry button, or `seconds` have passed: a phone that found no
+    server at boot (no signal yet, a server still starting) tries again by itself instead of waiting for a tap."""
+    pressed: asyncio.Future[None] = asyncio.get_event_loop().create_future()
 
     def resolve(*_: object) -> None:
-        if not future.done():
-            future.set_result(None)
+        if not pressed.done():
+            pressed.set_result(None)
 
-    dom.shell().onRetry(keep(create_proxy(resolve)))
-    return future
+    listener = create_proxy(resolve)
+    unsubscribe = dom.shell().onRetry(listener)  # the shell keeps a copy of its own
+    listener.destroy()
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(pressed, seconds)
+    finally:
+        unsubscribe()  # one listener at a time, however often the server is tried
 
 
 async def wait_for_online(attempt: int) -> None:
