@@ -108,6 +108,16 @@ def _down_server_page(app_for):
     return app, port
 
 
+def _ready_once_the_server_is_up(page, port: int) -> None:
+    """The agent server started on the page's port; the page gets ready and its error screen goes."""
+    server = build.start_agent_server(port)
+    try:
+        wait_until_ready(page)
+        assert page.locator("#boot-error").is_hidden()
+    finally:
+        server.stop()
+
+
 def test_agent_server_down_shows_error_with_url_and_retry_checks_at_once(app_for):
     app, port = _down_server_page(app_for)
     page = app.page
@@ -117,12 +127,7 @@ def test_agent_server_down_shows_error_with_url_and_retry_checks_at_once(app_for
     checks = page.evaluate("window.__infoCalls")
     page.click("#boot-retry")
     poll(page, f"window.__infoCalls > {checks}", timeout_s=4)  # now, not when the 8 s are out
-    server = build.start_agent_server(port)
-    try:
-        wait_until_ready(page)
-        assert page.locator("#boot-error").is_hidden()
-    finally:
-        server.stop()
+    _ready_once_the_server_is_up(page, port)
 
 
 def test_a_server_that_comes_up_after_the_boot_is_found_without_a_tap(app_for):
@@ -133,11 +138,6 @@ def test_a_server_that_comes_up_after_the_boot_is_found_without_a_tap(app_for):
     assert "Trying again every 2 s" in page.locator("#boot-error-message").inner_text()
     poll(page, ERROR_SAYS.format("every 8 s"))  # backing off
     assert page.evaluate("window.__infoCalls") >= 3  # tried twice more, untouched
-    server = build.start_agent_server(port)
-    try:
-        wait_until_ready(page)
-        assert page.locator("#boot-error").is_hidden()
-    finally:
-        server.stop()
+    _ready_once_the_server_is_up(page, port)
 
 

@@ -34,8 +34,9 @@ from typing import TypedDict, cast
 
 from sitewalk_shared.errors import SitewalkError
 
-__all__ = ["COLUMNS", "WorkOrder", "WorkOrderError", "WorkOrderNotFound", "WorkOrderUnavailable", "WorkOrders",
-           "as_order", "check_key", "default_path", "latency_s", "new_order_id", "now", "simulated_latency"]
+__all__ = ["COLUMNS", "COLUMNS_AFTER_KEY_DDL", "WorkOrder", "WorkOrderError", "WorkOrderNotFound",
+           "WorkOrderUnavailable", "WorkOrders", "as_order", "check_key", "default_path", "latency_s", "new_order_id",
+           "now", "simulated_latency"]
 
 ENV = "SITEWALK_WORKORDERS_DB"
 LATENCY_ENV = "SITEWALK_WORKORDERS_LATENCY_MS"
@@ -44,9 +45,8 @@ simulated_latency: ContextVar[float | None] = ContextVar("sitewalk_workorders_la
 """Seconds a `create` in this context waits before filing (None: `SITEWALK_WORKORDERS_LATENCY_MS`, else 0)."""
 _PROJECT = Path(__file__).resolve().parents[3]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS work_orders (
-    key TEXT NOT NULL UNIQUE,
+# The columns after the key, the same in SQLite and in Postgres (postgres.py), whose keys differ.
+COLUMNS_AFTER_KEY_DDL = """\
     id TEXT NOT NULL UNIQUE,
     status TEXT NOT NULL CHECK (status IN ('open', 'closed')),
     subject TEXT NOT NULL,
@@ -59,7 +59,11 @@ CREATE TABLE IF NOT EXISTS work_orders (
     closed_thread_id TEXT,
     closed_checkpoint_id TEXT,
     priority TEXT
-)
+"""
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS work_orders (
+    key TEXT NOT NULL UNIQUE,
+{COLUMNS_AFTER_KEY_DDL})
 """
 COLUMNS = ("key", "id", "status", "subject", "substance", "thread_id", "checkpoint_id", "created_at",
             "closed_at", "closed_by", "closed_thread_id", "closed_checkpoint_id", "priority")

@@ -33,6 +33,7 @@ from psycopg.rows import TupleRow
 
 from sitewalk_agent.workorders.db import (
     COLUMNS,
+    COLUMNS_AFTER_KEY_DDL,
     WorkOrder,
     WorkOrderNotFound,
     WorkOrderUnavailable,
@@ -51,19 +52,7 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {TABLE} (
     seq BIGSERIAL NOT NULL,
     key TEXT PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    status TEXT NOT NULL CHECK (status IN ('open', 'closed')),
-    subject TEXT NOT NULL,
-    substance TEXT NOT NULL,
-    thread_id TEXT,
-    checkpoint_id TEXT,
-    created_at TEXT NOT NULL,
-    closed_at TEXT,
-    closed_by TEXT,
-    closed_thread_id TEXT,
-    closed_checkpoint_id TEXT,
-    priority TEXT
-)
+{COLUMNS_AFTER_KEY_DDL})
 """
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM {TABLE}"
 _CLAIM = (f"INSERT INTO {TABLE} (key, id, status, subject, substance, thread_id, checkpoint_id, created_at, "
