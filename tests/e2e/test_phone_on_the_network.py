@@ -32,8 +32,8 @@ from conftest_helpers import CHROMIUM_ARGS, PHONE, BrowserWatch, wait_until_read
 from signin_helpers import ANA, write_token_file
 
 ROOT = Path(__file__).resolve().parents[2]
-# Run first (long_wait): `served` starts a whole stack, mostly waiting. The tests then take a browser slot:
-# the phone's boot is CPU-bound, and beside four slotted browsers it did not get ready in two minutes.
+# Run first (long_wait): `served` starts a whole stack, mostly waiting. The tests then take a browser slot
+# like any other: the phone's boot is as CPU-bound as theirs.
 pytestmark = [pytest.mark.xdist_group("phone-network"), pytest.mark.long_wait(slot=True)]
 
 # One subnet per test process, so that two runs at once (another worktree) do not meet.

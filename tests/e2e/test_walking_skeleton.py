@@ -92,9 +92,22 @@ def test_spec_with_unknown_component_shows_issue_and_keeps_previous_screen(app):
     assert "Pier 4, north berth" in app.page.locator("#sw-screen [data-sw-id='card']").inner_text()
 
 
-COUNT_INFO_CALLS = ("window.__infoCalls = 0; const fetchOfThePage = window.fetch; window.fetch = (...args) => "
-                    "(String(args[0]).endsWith('/info') && window.__infoCalls++, fetchOfThePage(...args));")
-ERROR_SAYS = "document.getElementById('boot-error-message').innerText.includes({!r})"
+# The page's checks of its server (GET /info) counted, and each new text of its error message recorded in
+# order: the back-off is read from the record, not from the screen at one moment (which a slow poll misses).
+WATCH_THE_CHECKS = """
+window.__infoCalls = 0;
+const fetchOfThePage = window.fetch;
+window.fetch = (...args) => (String(args[0]).endsWith("/info") && window.__infoCalls++, fetchOfThePage(...args));
+window.__errorSaid = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const message = document.getElementById("boot-error-message");
+  new MutationObserver(() => {
+    if (message.textContent && window.__errorSaid.at(-1) !== message.textContent) {
+      window.__errorSaid.push(message.textContent);
+    }
+  }).observe(message, { childList: true, characterData: true, subtree: true });
+});
+"""
 
 
 def _down_server_page(app_for):
@@ -102,7 +115,7 @@ def _down_server_page(app_for):
     port = build.free_port()
     app = app_for(f"http://127.0.0.1:{port}")
     app.expect_console_error(r"Failed to load resource: net::ERR_CONNECTION_REFUSED")  # the server is down
-    app.page.add_init_script(COUNT_INFO_CALLS)
+    app.page.add_init_script(WATCH_THE_CHECKS)
     app.open(wait_ready=False)
     app.page.locator("#boot-error").wait_for(state="visible", timeout=120_000)
     return app, port
@@ -123,7 +136,8 @@ def test_agent_server_down_shows_error_with_url_and_retry_checks_at_once(app_for
     page = app.page
     assert f"http://127.0.0.1:{port}" in page.locator("#boot-error-message").inner_text()
     app.screenshot("server-down")
-    poll(page, ERROR_SAYS.format("every 8 s"))  # the next check by itself is 8 s away
+    poll(page, "window.__errorSaid.length >= 3")
+    assert "every 8 s" in page.evaluate("window.__errorSaid")[2]  # the next check by itself is 8 s away
     checks = page.evaluate("window.__infoCalls")
     page.click("#boot-retry")
     poll(page, f"window.__infoCalls > {checks}", timeout_s=4)  # now, not when the 8 s are out
@@ -135,9 +149,11 @@ def test_a_server_that_comes_up_after_the_boot_is_found_without_a_tap(app_for):
     again by itself, sooner at first: once the server is up the page gets ready with no Retry pressed."""
     app, port = _down_server_page(app_for)
     page = app.page
-    assert "Trying again every 2 s" in page.locator("#boot-error-message").inner_text()
-    poll(page, ERROR_SAYS.format("every 8 s"))  # backing off
-    assert page.evaluate("window.__infoCalls") >= 3  # tried twice more, untouched
+    poll(page, "window.__errorSaid.length >= 3")  # tried twice more, untouched, backing off
+    said = page.evaluate("window.__errorSaid")[:3]
+    for wait, text in zip((2, 4, 8), said, strict=True):
+        assert f"Trying again every {wait} s" in text, said
+    assert page.evaluate("window.__infoCalls") >= 3
     _ready_once_the_server_is_up(page, port)
 
 
