@@ -135,4 +135,5 @@ def test_a_boot_that_does_not_get_ready_fails_with_where_it_stood(page):
     with pytest.raises(AssertionError, match=r"not ready within 0.3 s.*Loading packages….*Cannot reach the agent"):
         wait_until_ready(page, timeout_ms=300)
     page.evaluate("document.body.dataset.ready = '1'")
-    wait_until_ready(page, timeout_ms=300)
+    # A ready page passes at once; the long limit only keeps a loaded machine's round trip out of it.
+    wait_until_ready(page, timeout_ms=30_000)
