@@ -107,7 +107,7 @@ def test_several_updates_in_one_frame_make_one_dom_pass(app):
         code.append(f"test_renderer.show(json.loads({json.dumps(json.dumps(new))}))")
     py(page, "\n".join(code))
     poll(page, "document.querySelector(\"#sw-test-screen [data-sw-id='risk']\").getAttribute('aria-label')"
-               " === 'Risk critical'", timeout_s=10)
+               " === 'Risk critical'", timeout_s=60)
     assert int(py(page, "test_renderer.passes")) == before + 1
 
 
