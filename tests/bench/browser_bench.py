@@ -10,7 +10,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from conftest_helpers import BOOT_TIMEOUT_MS  # noqa: E402
+from conftest_helpers import wait_until_ready  # noqa: E402
 
 import build  # noqa: E402
 
@@ -46,7 +46,7 @@ def booted_app_page(agent_server: str, setup_python: str, profile: Any = None, t
                 page.route("**/config.json", lambda route: route.fulfill(json={**route.fetch().json(), "traces": True}))
             page.set_default_timeout(120_000)
             page.goto(build.app_url(static.url, agent_server))
-            page.wait_for_selector("body[data-ready='1']", timeout=BOOT_TIMEOUT_MS)
+            wait_until_ready(page)
             page.evaluate(PUT_MODULE, [MEMORY_STORAGE.name, MEMORY_STORAGE.read_text()])
             page.evaluate(RUN_PY, setup_python)
             yield page

@@ -23,7 +23,14 @@ import build  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_slots import browser_slot  # noqa: E402
-from conftest_helpers import CHROMIUM_ARGS, BrowserWatch, poll, save_screen, wait_until_ready  # noqa: E402
+from conftest_helpers import (  # noqa: E402
+    CHROMIUM_ARGS,
+    PAGE_TIMEOUT_MS,
+    BrowserWatch,
+    poll,
+    save_screen,
+    wait_until_ready,
+)
 
 from sitewalk_build.bench import BOOT_DONE_JS  # noqa: E402  (main() returned, or the boot failed)
 
@@ -100,7 +107,7 @@ class AppPage:
         self.test_name = test_name
         watch.allow(site_url)
         watch.allow(server_url)
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
 
     def expect_console_error(self, pattern: str) -> None:
         """A console error matching this regular expression is part of what the test exercises."""

@@ -13,6 +13,7 @@ from playwright.sync_api import Error
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 BOOT_TIMEOUT_MS = 120_000
+PAGE_TIMEOUT_MS = 60_000  # an app page's default wait (AppPage), a reload's boot included
 
 # What a page that is not ready shows: the boot screen's words, its error, the app's status line and the
 # boot's marks (window.__sitewalkBoot, web/boot.js), so that a boot that times out says where it stood.

@@ -161,8 +161,7 @@ def test_reload_while_the_purpose_dialog_is_open_asks_again_and_delivers_once(ap
     assert len(located) == 1 and json.loads(located[0]["content"])["ok"] is True
     record = json.loads(app.idb_get(f"sitewalk:answered:{thread_id}:{located[0]['tool_call_id']}"))
     assert record["envelope"]["result"]["latitude"] == pytest.approx(59.3293)
-    app.open()  # another reload: nothing pending, nothing asked
-    poll(app.page, "document.body.dataset.ready === '1'")
+    app.open()  # another reload (it waits until ready): nothing pending, nothing asked
     assert app.page.get_by_role("dialog", name="Share this device's position?").count() == 0
 
 
@@ -231,11 +230,7 @@ def test_an_answer_kept_offline_survives_a_reload_and_is_delivered_once_without_
     app.page.context.grant_permissions(["geolocation"])
     app.page.context.set_geolocation(PIER)
     app.page.add_init_script(COUNT_GEOLOCATION)
-    app.open()
-    app.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    app.page.reload()  # now controlled by the worker, so an offline reload boots
-    wait_until_ready(app.page)
-    poll(app.page, "navigator.serviceWorker.controller !== null")
+    app.open_under_service_worker()  # controlled by the worker, so an offline reload boots
     dialog, thread_id = _asked_for_position(app, "inspection-86")
     app.expect_console_error(r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED")  # offline on purpose
     app.page.context.set_offline(True)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from conftest_helpers import poll
+from conftest_helpers import poll, wait_until_ready
 
 import build
 from sitewalk_build.bench import PHONE
@@ -74,7 +74,7 @@ def test_typing_and_start_before_python_is_ready_on_a_phone(app):
     assert page.evaluate(NOT_READY), "Python became ready before the press was checked"
     app.screenshot("before-python")
 
-    page.wait_for_selector("body[data-ready='1']", timeout=PHONE_BOOT_TIMEOUT_S * 1000)
+    wait_until_ready(page, timeout_ms=PHONE_BOOT_TIMEOUT_S * 1000)
     app.wait_finished(inspection_id)
     assert page.evaluate(SAME_NODES), "the app re-created the first screen instead of attaching to it"
     assert page.input_value("#sw-inspection-id") == inspection_id

@@ -9,6 +9,7 @@ import json
 import uuid
 
 import httpx
+from conftest_helpers import PAGE_TIMEOUT_MS, wait_until_ready
 from playwright.sync_api import expect
 
 from sitewalk_agent.workorders import WorkOrder, WorkOrders
@@ -157,7 +158,7 @@ def test_an_edit_the_server_refuses_is_named_on_its_card_and_can_be_decided_agai
                json={"assistant_id": "inspection", "command": {"resume": {order["id"]: bad}}}).raise_for_status()
     assert httpx.get(f"{app.server_url}/threads/{thread_id}", timeout=30).json()["status"] == "interrupted"
     app.page.reload()
-    app.page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(app.page, timeout_ms=PAGE_TIMEOUT_MS)
     _wait_cards(app, 3)  # the call is still pending review
     card = _card(app, SUBJECTS[1])
     refusal = card.locator(".sw-review-refused")
@@ -186,7 +187,7 @@ def test_a_rejected_call_says_the_reviewer_rejected_it_and_why_never_failed(app)
         text = call.inner_text()
         assert "rejected by the reviewer" in text and "the manager is on leave" in text and "failed" not in text
         app.page.reload()
-        app.page.wait_for_selector("body[data-ready='1']")
+        wait_until_ready(app.page, timeout_ms=PAGE_TIMEOUT_MS)
 
 
 def test_a_decided_call_is_not_approvable_after_a_reload(app):
@@ -195,7 +196,7 @@ def test_a_decided_call_is_not_approvable_after_a_reload(app):
     _card(app, SUBJECTS[0]).get_by_role("button", name="Approve").click()
     _send(app, 2)
     app.page.reload()
-    app.page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(app.page, timeout_ms=PAGE_TIMEOUT_MS)
     _wait_cards(app, 2)
     assert decided not in _shown_ids(app)
     assert _shown_ids(app) == {i["id"] for i in _reviews(_state(app, thread_id))}
@@ -214,7 +215,7 @@ def test_an_unanswered_call_stays_pending(app):
     assert notice_call not in _answers(state)  # never a default yes
     assert "Pending" in _tool_card(app, "notify_site_manager").locator(".sw-review-choice").inner_text()
     app.page.reload()
-    app.page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(app.page, timeout_ms=PAGE_TIMEOUT_MS)
     _wait_cards(app, 1)
     assert _tool_card(app, "notify_site_manager").get_attribute("data-tool-call-id") == notice_call
 

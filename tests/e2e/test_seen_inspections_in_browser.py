@@ -9,7 +9,7 @@ import json
 import uuid
 
 import pytest
-from conftest_helpers import poll
+from conftest_helpers import PAGE_TIMEOUT_MS, poll, wait_until_ready
 
 from sitewalk_build.bench import PHONE
 
@@ -30,7 +30,7 @@ def _reload_without_the_list(app) -> None:
     """Reload while the list cannot be read: the search's connection drops (the rest of the server answers)."""
     app.page.route(SEARCH, lambda route: route.abort())
     app.page.reload()
-    app.page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(app.page, timeout_ms=PAGE_TIMEOUT_MS)
     app.page.locator("#sw-status", has_text="Could not list this device's inspections").wait_for()
 
 
@@ -63,7 +63,7 @@ def test_the_inspections_last_read_are_listed_at_first_paint_until_read_again(ap
 
     page.unroute(SEARCH)
     page.reload()
-    page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(page, timeout_ms=PAGE_TIMEOUT_MS)
     poll(page, f"!document.querySelector(\"#sw-inspections button[data-inspection-id='{inspection_id}']\")"
          ".disabled")  # the app's own list, read again
     assert not caption.is_visible()
@@ -86,7 +86,7 @@ def test_a_record_unreadable_or_of_another_server_is_not_drawn_and_the_app_keeps
         assert app.local_storage(SEEN) == record  # nothing read anew yet: the record is as it was
     page.unroute(SEARCH)
     page.reload()
-    page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(page, timeout_ms=PAGE_TIMEOUT_MS)
     poll(page, f"JSON.parse(localStorage.getItem('{SEEN}') || 'null')?.readAt !== {foreign['readAt']!r}")
     kept = json.loads(app.local_storage(SEEN))
     assert (kept["v"], kept["server"], kept["rows"]) == (1, app.server_url, [])  # a new device: none yet

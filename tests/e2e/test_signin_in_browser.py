@@ -12,7 +12,7 @@ import json
 import uuid
 
 import pytest
-from conftest_helpers import poll
+from conftest_helpers import PAGE_TIMEOUT_MS, poll, wait_until_ready
 from signin_helpers import ANA, BEN
 
 THREAD_SETTING = "sitewalk:current-thread"
@@ -107,7 +107,7 @@ def test_a_refused_token_shows_a_typed_error_and_loses_nothing_and_sign_out_forg
     poll(page, "localStorage.getItem('sitewalk:inspections-seen')?.includes('inspection-93')")
     with page.expect_navigation():
         page.click("#sw-sign-out")
-    page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(page, timeout_ms=PAGE_TIMEOUT_MS)
     page.wait_for_selector("#sw-signin-form")  # reloaded, signed out: the server asks again
     assert app.local_storage(kept[0]) is None and app.local_storage(THREAD_SETTING) is None
     # Nor does the next visit list Ana's inspections before the app is up (boot.js draws what was kept).

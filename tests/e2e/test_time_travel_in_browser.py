@@ -6,7 +6,7 @@ import json
 import uuid
 
 import httpx
-from conftest_helpers import PHONE, origin, poll
+from conftest_helpers import PAGE_TIMEOUT_MS, PHONE, origin, poll, wait_until_ready
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
@@ -173,7 +173,7 @@ def test_scrolling_the_timeline_loads_the_next_page_and_only_that(app, agent_ser
         httpx.post(f"{agent_server}/threads/{thread_id}/state", json={"values": {"inspection_id": inspection}},
                    timeout=30).raise_for_status()
     page.reload()  # the current inspection is reopened: its timeline from the newest page
-    page.wait_for_selector("body[data-ready='1']")
+    wait_until_ready(page, timeout_ms=PAGE_TIMEOUT_MS)
     page.locator(STEP).nth(PAGE - 1).wait_for()
     asked = len(app.watch.requests)
     assert page.locator(STEP).count() == PAGE

@@ -156,5 +156,3 @@ def test_a_server_that_comes_up_after_the_boot_is_found_without_a_tap(app_for):
         assert f"Trying again every {wait} s" in text, said
     assert page.evaluate("window.__infoCalls") >= 3
     _ready_once_the_server_is_up(page, port)
-
-
