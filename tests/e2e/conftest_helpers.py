@@ -96,6 +96,7 @@ class BrowserWatch:
         self.foreign_requests: list[str] = []
         self.console_errors: list[str] = []
         self.page_errors: list[str] = []
+        self._traceback_open = False  # the last console error is a traceback from stderr, still arriving
         self._expected: list[re.Pattern[str]] = []
         self.stdlib_rest_expected = False
         self.site_packages_rest_expected = False
@@ -136,8 +137,17 @@ class BrowserWatch:
             self.foreign_requests.append(request.url)
 
     def _on_console(self, message: Any) -> None:
-        if message.type == "error" or PYTHON_TRACEBACK in message.text:
+        if self._traceback_open and message.type == "warning":
+            self._add_traceback_line(message.text)
+        elif message.type == "error" or PYTHON_TRACEBACK in message.text:
             self.console_errors.append(message.text)
+            self._traceback_open = message.text.rstrip() == PYTHON_TRACEBACK + ":"  # its first line alone
+
+    def _add_traceback_line(self, line: str) -> None:
+        """Python's stderr reaches the console a line at a time (console.warn): a traceback's frames and its
+        exception line join the entry of its first line, so that a failure says which error it was."""
+        self.console_errors[-1] += "\n" + line
+        self._traceback_open = line.startswith(" ")  # the exception line, unindented, ends it
 
     def unexpected_console_errors(self) -> list[str]:
         return [m for m in self.console_errors if not any(p.search(m) for p in self._expected)]

@@ -115,6 +115,21 @@ def test_an_unexpected_console_error_or_traceback_fails(watched, script):
         watch.check()
 
 
+def test_a_traceback_printed_a_line_at_a_time_fails_with_its_exception_line(watched):
+    """Pyodide writes Python's stderr to console.warn a line at a time: the failure names the error, not
+    only "Traceback (most recent call last):"; a warning after the traceback is not part of it."""
+    watch, page = watched
+    page.evaluate("""() => {
+      for (const line of ["Traceback (most recent call last):", '  File "app.py", line 3, in run',
+                          "    answer()", "KeyError: 'interrupt-7'", "a later warning"]) console.warn(line);
+    }""")
+    poll(page, "new Promise((done) => setTimeout(() => done(true), 100))")
+    with pytest.raises(AssertionError, match=r"console errors.*KeyError: .*interrupt-7"):
+        watch.check()
+    assert watch.unexpected_console_errors() == [
+        "Traceback (most recent call last):\n  File \"app.py\", line 3, in run\n    answer()\nKeyError: 'interrupt-7'"]
+
+
 def test_an_expected_console_error_passes_and_only_that_one(watched):
     watch, page = watched
     watch.expect_console_error(r"^Sitewalk: offline$")
