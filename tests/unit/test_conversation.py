@@ -13,13 +13,14 @@ from fake_agent_server import (
     STATE,
     THREAD_ID,
     FakeTransport,
+    RecordingView,
     counted_registry,
     finished_run,
     paused_run,
     sse,
     waiting_state,
 )
-from sessions_for_tests import session_on, thread_server
+from sessions_for_tests import parts_on, session_on, thread_server
 
 from sitewalk.base.server_errors import error_for_status
 from sitewalk.session.conversation import WAITING_FOR_ANSWER, WAITING_FOR_OTHER_RUN, WAITING_FOR_RUN
@@ -141,3 +142,31 @@ def test_an_empty_message_sends_nothing_and_no_thread_says_so():
     assert asyncio.run(session.say("hi")) == "no-thread"
     session._on(THREAD_ID)
     assert asyncio.run(session.say("   ")) == "" and fake.requests == []
+
+
+def test_settled_waits_out_the_run_going_and_the_message_that_waited_for_it():
+    """`settled` (what a time-travel press waits on): False while a run of this session goes on past the limit;
+    True only once it has ended and the message written meanwhile has gone out, as its own run, and ended."""
+    fake = server(REPLY)
+    conversation = parts_on(fake, RecordingView()).conversation
+
+    async def go() -> tuple[bool, bool, list[str], bool]:
+        ended = asyncio.Event()
+
+        async def a_run() -> None:
+            async with conversation.running():
+                await ended.wait()
+
+        run = asyncio.create_task(a_run())
+        await asyncio.sleep(0)
+        assert await conversation.say("the risk is critical") == "waiting"
+        held = await conversation.settled(0.05)
+        ended.set()
+        settled = await conversation.settled(5)
+        sent_by_then, busy = inputs(fake), conversation.busy
+        await run
+        return held, settled, sent_by_then, busy
+
+    held, settled, sent, busy = asyncio.run(go())
+    assert (held, settled, busy) == (False, True, False)
+    assert sent == ["the risk is critical"] and conversation.outbox == []

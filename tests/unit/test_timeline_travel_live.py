@@ -15,7 +15,7 @@ from sitewalk.headless.location import get_current_location
 from sitewalk.headless.manual_position import ManualPosition
 from sitewalk.headless.permissions import MANUAL_ENTRY, DevicePermissions
 from sitewalk.session import DeviceHooks, InspectionSession
-from sitewalk.session.travel import NOTHING_TO_REPLAY, TimeTravel
+from sitewalk.session.travel import NOTHING_TO_REPLAY, WAITING_FOR_WRAP_UP, TimeTravel
 from sitewalk.timeline import ReplayDeclined, ReplayWouldBeDeclined, RunActive, UnknownCheckpoint
 
 DRAFT = {"inspection_id": "inspection-77", "site": "Pier 2", "inspector": "Ana Ortiz",
@@ -125,17 +125,44 @@ def test_a_checkpoint_of_another_thread_or_none_is_refused_and_changes_nothing(a
     assert errors == ["unknown_checkpoint"] * 4 and before == after
 
 
-def test_a_fork_while_a_run_is_active_is_refused(agent_server):
+def test_a_fork_while_a_run_of_this_session_goes_on_past_the_wait_is_refused(agent_server):
     async def then(travel, session, client, view, store):
         step = view.shown.steps[-1].id
         before = await _count(client, session.thread_id)
-        async with session.parts.conversation.running():  # a run of this session is going
+        travel.wrap_up_s = 0.2
+        async with session.parts.conversation.running():  # a run of this session is going, and goes on
             with pytest.raises(RunActive):
                 await travel.fork(step, {"inspection_id": "x"}, "model")
-        return before, await _count(client, session.thread_id)
+        return before, await _count(client, session.thread_id), view.notices[-2:]
 
-    before, after = _travel(agent_server, then)
+    before, after, notices = _travel(agent_server, then)
     assert before == after
+    assert notices == [WAITING_FOR_WRAP_UP, ""]  # told why nothing happened yet, then the refusal's turn
+
+
+def test_a_fork_pressed_while_the_page_finishes_a_run_goes_on_once_it_has(agent_server):
+    """The server's run has ended and the page still reads its end (a slow network): the fork waits for it
+    instead of being refused for a run the inspector no longer sees, then forks once."""
+    async def then(travel, session, client, view, store):
+        step = view.shown.steps[-1].id
+        before = await _count(client, session.thread_id)
+        finishing = asyncio.Event()
+
+        async def wrap_up():
+            async with session.parts.conversation.running():
+                finishing.set()
+                await asyncio.sleep(1.0)
+
+        task = asyncio.create_task(wrap_up())
+        await finishing.wait()
+        made = await travel.fork(step, {"inspection_id": "inspection-77b"}, "model")
+        assert task.done()  # it waited for the wrap-up
+        state = await client.threads.get_state(session.thread_id)
+        return before, await _count(client, session.thread_id), made, state, view.notices
+
+    before, after, made, state, notices = _travel(agent_server, then)
+    assert after > before and state["values"]["inspection_id"] == "inspection-77b"
+    assert made and WAITING_FOR_WRAP_UP in notices
 
 
 def test_editing_the_first_message_makes_a_branch_and_keeps_the_old_one(agent_server):

@@ -10,11 +10,13 @@ waits and the view says why), nor while another tab's run holds the thread (409)
 carries its own id: when a request got no answer (the network dropped, or a 401 came after its run
 had started), the thread's messages tell whether it arrived, so it is never sent twice. The outbox
 is kept on the device (`kept_messages`): after a reload, `restore` puts it back, ids and all, and it
-goes out once the thread is idle.
+goes out once the thread is idle. A time-travel press waits (`settled`) until the session's run and the
+messages that waited for it are done.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -55,21 +57,38 @@ class Conversation:
         self.outbox: list[Outgoing] = []
         self.kept = kept  # the outbox on the device (None: in memory only)
         self._active = 0  # runs of this session in progress (start, rejoin, a press, a message)
+        self._busy = 0  # those runs with the sending of what waited for them (what `settled` waits out)
+        self._idle = asyncio.Event()  # set while nothing is busy
+        self._idle.set()
 
     @property
     def active(self) -> bool:
         return self._active > 0
 
+    @property
+    def busy(self) -> bool:
+        """A run of this session, or the sending of the messages that waited for one, is going on."""
+        return self._busy > 0
+
+    async def settled(self, within_s: float) -> bool:
+        """Wait up to `within_s` until nothing of this session is busy; whether nothing is."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), within_s)
+        except TimeoutError:
+            return False
+        return True
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Around any run of this session: messages sent meanwhile wait for its end, then go."""
-        self._active += 1
-        try:
-            yield
-        finally:
-            self._active -= 1
-        if not self._active:
-            await self.flush()
+        async with self._busy_while():
+            self._active += 1
+            try:
+                yield
+            finally:
+                self._active -= 1
+            if not self._active:
+                await self.flush()
 
     async def say(self, text: str, message_id: str | None = None) -> str:
         """Send a message: 'sent', or 'waiting' (kept in the outbox, the view told why); '' when empty."""
@@ -81,7 +100,8 @@ class Conversation:
         if self.active:
             self._tell(WAITING_FOR_RUN)
             return "waiting"
-        await self.flush()
+        async with self._busy_while():
+            await self.flush()
         return "waiting" if self.outbox else "sent"
 
     async def flush(self) -> None:
@@ -131,6 +151,17 @@ class Conversation:
     def _keep(self) -> None:
         if self.kept is not None:
             self.kept.save(self.outbox)
+
+    @asynccontextmanager
+    async def _busy_while(self) -> AsyncIterator[None]:
+        self._busy += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._busy -= 1
+            if not self._busy:
+                self._idle.set()
 
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[None]:

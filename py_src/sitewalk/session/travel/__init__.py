@@ -12,6 +12,6 @@ parts (`InspectionSession.time_travel` makes it with the session's own client), 
 
 from __future__ import annotations
 
-from .replay import NOTHING_TO_REPLAY, TimeTravel
+from .replay import NOTHING_TO_REPLAY, WAITING_FOR_WRAP_UP, TimeTravel
 
-__all__ = ["NOTHING_TO_REPLAY", "TimeTravel"]
+__all__ = ["NOTHING_TO_REPLAY", "WAITING_FOR_WRAP_UP", "TimeTravel"]

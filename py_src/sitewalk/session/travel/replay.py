@@ -12,8 +12,9 @@
   the page ends as a reopen of the thread would show it, never the old branch's messages with the new
   ones after them.
 - Each checks first, and changes nothing when refused: the checkpoint must be one of this thread's
-  (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`). A replay whose step goes
-  on with a device tool this device has denied (its browser permission) is refused before it starts
+  (`UnknownCheckpoint`), and no run may be going on the thread (`RunActive`; a run of this session the
+  server has ended, whose end the page is still reading, is waited for). A replay whose step goes on
+  with a device tool this device has denied (its browser permission) is refused before it starts
   (`ReplayWouldBeDeclined`), unless the inspector may type the answer instead (the position): then
   the preview and the timeline say so up front (`session/blocked.py`). A decline only the run can
   reveal (what the model calls when it runs again, a typed answer the inspector does not give) ends
@@ -48,14 +49,18 @@ from ..loop import RunLoop
 from ..parts import ThreadParts
 from ..restore import redraw_view
 
-__all__ = ["NOTHING_TO_REPLAY", "TimeTravel"]
+__all__ = ["NOTHING_TO_REPLAY", "WAITING_FOR_WRAP_UP", "TimeTravel"]
 
 NOTHING_TO_REPLAY = "Nothing to replay: this step is the end of its run (it has no next step)."
+WAITING_FOR_WRAP_UP = "Waiting for the page to finish the last run, then this goes on."
+_QUIET_S = 0.5  # a wrap-up this short goes unannounced
 _DECLINED = {"permission_denied", "declined"}
 
 
 class TimeTravel:
     """Replay and fork on the thread of `parts`, through `client` (the session's own, handed in)."""
+
+    wrap_up_s = 20.0  # how long a press waits for this session to finish a run before it is refused
 
     def __init__(self, client: AgentServerClient, parts: ThreadParts) -> None:
         self.client = client
@@ -207,8 +212,23 @@ class TimeTravel:
         return state
 
     async def ensure_idle(self) -> None:
-        if self.conversation.active:
-            raise RunActive(self.thread.id, "of this session")
+        """No run may be going on the thread (`RunActive`). A run of this session that the server has ended
+        while the page still finishes it (reads its question cards, its reviews, sends the messages that waited
+        for it) is waited for, up to
+        `wrap_up_s`: a press right after the screen showed the run's end is not refused for what the
+        inspector cannot see. A run the server has going is refused at once."""
+        await self._no_run_on_server()
+        if not self.conversation.busy:
+            return
+        if not await self.conversation.settled(_QUIET_S):
+            self.timeline.notice(WAITING_FOR_WRAP_UP)
+            settled = await self.conversation.settled(self.wrap_up_s)
+            self.timeline.notice("")
+            if not settled:
+                raise RunActive(self.thread.id, "of this session")
+        await self._no_run_on_server()  # another tab's, started meanwhile
+
+    async def _no_run_on_server(self) -> None:
         statuses: tuple[RunStatus, ...] = ("running", "pending")
         for status in statuses:
             runs = await self.client.runs.list(self.thread.id, status=status, limit=1)
