@@ -8,7 +8,9 @@ import json
 import uuid
 
 import httpx
+from conftest_helpers import PHONE
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 DRAFT = {"site": "Pier 6, east quay", "inspector": "Ana Ruiz", "findings": ["Cracked kerb"], "risk": "medium"}
 QUESTION = "#sw-questions .sw-question"
@@ -60,8 +62,8 @@ def _keep_statuses(page):
 
 def _shown(app, text):
     """Wait for the screen's card to show `text`; when it does not, say what the page showed instead (the
-    card, the question cards and what was typed in them, the statuses, the answers sent, console errors) and
-    what the server has (the card's findings on record, the last messages, the runs)."""
+    card, the question cards and what was typed in them, the statuses, the timeline's notice, the answers
+    sent, console errors) and what the server has (the card's findings on record, the last messages, the runs)."""
     page = app.page
     try:
         page.locator(CARD, has_text=text).wait_for()
@@ -71,7 +73,8 @@ def _shown(app, text):
         raise AssertionError(
             f"{text!r} not on the card; the screen shows {page.locator('#sw-screen').inner_text()!r}; question "
             f"cards drawn {said[1]}, on screen {page.locator(QUESTION).all_inner_texts()} (typed: {typed}); "
-            f"statuses {said[0][-6:]}; answers sent {app.watch.resume_commands(_thread(app))[-2:]}; "
+            f"statuses {said[0][-6:]}; timeline notice {page.locator('#sw-timeline-notice').inner_text()!r}; "
+            f"answers sent {app.watch.resume_commands(_thread(app))[-2:]}; "
             f"console errors {app.watch.console_errors[-3:]}; the server has {_on_record(app)}") from exc
 
 
@@ -89,6 +92,19 @@ def _on_record(app):
     return {"findings": (card.get("props") or {}).get("findings"),
             "messages": [str(m.get("content"))[:100] for m in values.get("messages") or []][-2:],
             "runs": [r.get("status") for r in runs]}
+
+
+def _hold_state_reads(page, passing):
+    """Hold the page's reads of the thread's state, after the first `passing` of them, until the returned
+    function is called."""
+    page.evaluate("""(passing) => { const fetched = window.fetch;
+      window.__stateReads = new Promise((resolve) => { window.__releaseStateReads = resolve; });
+      window.fetch = async (resource, options) => {
+        const url = String(resource && resource.url || resource);
+        if (url.endsWith('/state') && (options?.method || 'GET') === 'GET' && passing-- <= 0)
+          await window.__stateReads;
+        return fetched(resource, options); }; }""", passing)
+    return lambda: page.evaluate("window.__releaseStateReads()")
 
 
 def _nested_step(page, text):
@@ -209,17 +225,27 @@ def test_the_first_minute_without_a_draft_blank_draft_then_the_walk_then_done(ap
 
 def test_an_answer_asked_again_can_then_be_changed_at_its_step(app):
     """Ask again between the questions, answer 7, then change that 7 to 12: the change's redraw reads the
-    graph's checkpoint the asked-again run made (langgraph dev used to answer that read with 500)."""
+    graph's checkpoint the asked-again run made (langgraph dev used to answer that read with 500).
+
+    The change is confirmed while the page still reads the end of the run that answered 7 (its state reads
+    held, as a slow network holds them): it waits for that, saying so where the preview was (on a phone's
+    screen), and goes on; it is not refused."""
+    app.page.set_viewport_size(PHONE)
     page = _walk(app)
     _nested_step(page, "— yes").locator("[data-sw-travel='ask-again']").click()
     page.click(".sw-restore-preview [data-sw-travel='confirm']")
     again = page.locator(f"{QUESTION}[data-question-id='corroded_bolts']")
     again.locator("input").fill("7")
+    release = _hold_state_reads(page, passing=1)  # the answer's own check goes; the reads after its run wait
     again.locator("[data-question-answer='number']").click()
     _shown(app, "Corroded bolts: 7")
     _nested_step(page, "— 7").locator("[data-sw-travel='change-answer']").click()
     page.locator(".sw-restore-preview input#sw-edit-text").fill("12")
     page.click(".sw-restore-preview [data-sw-travel='confirm']")
+    waiting = page.locator("#sw-timeline-notice", has_text="Waiting for the page to finish the last run")
+    waiting.wait_for()
+    expect(waiting).to_be_in_viewport()
+    release()
     _shown(app, "Corroded bolts: 12")
     _nested_step(page, "— 12 (changed)")
     assert page.locator(QUESTION).count() == 0  # changed, not asked

@@ -141,6 +141,8 @@ class TimelinePanel:
         edited = dom.element("sw-edit-text")  # read before the preview (and its form) goes away
         text = str(edited.value) if edited is not None else ""
         dom.set_html("sw-restore", "")
+        # the notice sits where the preview was: what comes of the press (waiting, refused) is said in view
+        dom.bring_to_attention(dom.element("sw-timeline-notice"))
         offered = self.offered
         try:
             await work(text)
