@@ -165,6 +165,34 @@ def test_a_fork_pressed_while_the_page_finishes_a_run_goes_on_once_it_has(agent_
     assert made and WAITING_FOR_WRAP_UP in notices
 
 
+def test_a_second_press_while_one_waits_for_the_wrap_up_is_refused_and_the_first_forks_once(agent_server):
+    async def then(travel, session, client, view, store):
+        step = view.shown.steps[-1].id
+        before = await _count(client, session.thread_id)
+        finishing = asyncio.Event()
+
+        async def wrap_up():
+            async with session.parts.conversation.running():
+                finishing.set()
+                await asyncio.sleep(1.0)
+
+        task = asyncio.create_task(wrap_up())
+        await finishing.wait()
+        first = asyncio.create_task(travel.fork(step, {"inspection_id": "inspection-77c"}, "model"))
+        await asyncio.sleep(0.2)  # the first press waits
+        second = TimeTravel(session.client, session.parts)  # each press makes its own, as the panel does
+        with pytest.raises(RunActive):
+            await second.fork(step, {"inspection_id": "inspection-77d"}, "model")
+        await first
+        await task
+        forks = [c for c in await client.threads.get_history(session.thread_id, limit=1000)
+                 if (c.get("values") or {}).get("inspection_id") in ("inspection-77c", "inspection-77d")]
+        return before, forks
+
+    before, forks = _travel(agent_server, then)
+    assert {c["values"]["inspection_id"] for c in forks} == {"inspection-77c"}
+
+
 def test_editing_the_first_message_makes_a_branch_and_keeps_the_old_one(agent_server):
     async def then(travel, session, client, view, store):
         said = next(s for s in view.shown.steps if s.name.kind == "you")

@@ -60,6 +60,7 @@ class Conversation:
         self._busy = 0  # those runs with the sending of what waited for them (what `settled` waits out)
         self._idle = asyncio.Event()  # set while nothing is busy
         self._idle.set()
+        self.press_waiting = False  # a time-travel press waits for it to settle (one at a time)
 
     @property
     def active(self) -> bool:

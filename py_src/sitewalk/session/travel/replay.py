@@ -220,13 +220,23 @@ class TimeTravel:
         await self._no_run_on_server()
         if not self.conversation.busy:
             return
-        if not await self.conversation.settled(_QUIET_S):
-            self.timeline.notice(WAITING_FOR_WRAP_UP)
-            settled = await self.conversation.settled(self.wrap_up_s)
-            self.timeline.notice("")
-            if not settled:
-                raise RunActive(self.thread.id, "of this session")
+        if self.conversation.press_waiting:  # two presses let go at once would fork twice
+            raise RunActive(self.thread.id, "of this session")
+        self.conversation.press_waiting = True
+        try:
+            await self._wait_for_wrap_up()
+        finally:
+            self.conversation.press_waiting = False
         await self._no_run_on_server()  # another tab's, started meanwhile
+
+    async def _wait_for_wrap_up(self) -> None:
+        if await self.conversation.settled(_QUIET_S):
+            return
+        self.timeline.notice(WAITING_FOR_WRAP_UP)
+        settled = await self.conversation.settled(self.wrap_up_s)
+        self.timeline.notice("")
+        if not settled:
+            raise RunActive(self.thread.id, "of this session")
 
     async def _no_run_on_server(self) -> None:
         statuses: tuple[RunStatus, ...] = ("running", "pending")
