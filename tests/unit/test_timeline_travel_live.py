@@ -140,21 +140,28 @@ def test_a_fork_while_a_run_of_this_session_goes_on_past_the_wait_is_refused(age
     assert notices == [WAITING_FOR_WRAP_UP, ""]  # told why nothing happened yet, then the refusal's turn
 
 
+async def _finishing_a_run(session, seconds=1.0):
+    """The session finishing a run the server has ended (the page reading its end), for `seconds`: its task,
+    once it has begun."""
+    finishing = asyncio.Event()
+
+    async def wrap_up():
+        async with session.parts.conversation.running():
+            finishing.set()
+            await asyncio.sleep(seconds)
+
+    task = asyncio.create_task(wrap_up())
+    await finishing.wait()
+    return task
+
+
 def test_a_fork_pressed_while_the_page_finishes_a_run_goes_on_once_it_has(agent_server):
     """The server's run has ended and the page still reads its end (a slow network): the fork waits for it
     instead of being refused for a run the inspector no longer sees, then forks once."""
     async def then(travel, session, client, view, store):
         step = view.shown.steps[-1].id
         before = await _count(client, session.thread_id)
-        finishing = asyncio.Event()
-
-        async def wrap_up():
-            async with session.parts.conversation.running():
-                finishing.set()
-                await asyncio.sleep(1.0)
-
-        task = asyncio.create_task(wrap_up())
-        await finishing.wait()
+        task = await _finishing_a_run(session)
         made = await travel.fork(step, {"inspection_id": "inspection-77b"}, "model")
         assert task.done()  # it waited for the wrap-up
         state = await client.threads.get_state(session.thread_id)
@@ -168,16 +175,7 @@ def test_a_fork_pressed_while_the_page_finishes_a_run_goes_on_once_it_has(agent_
 def test_a_second_press_while_one_waits_for_the_wrap_up_is_refused_and_the_first_forks_once(agent_server):
     async def then(travel, session, client, view, store):
         step = view.shown.steps[-1].id
-        before = await _count(client, session.thread_id)
-        finishing = asyncio.Event()
-
-        async def wrap_up():
-            async with session.parts.conversation.running():
-                finishing.set()
-                await asyncio.sleep(1.0)
-
-        task = asyncio.create_task(wrap_up())
-        await finishing.wait()
+        task = await _finishing_a_run(session)
         first = asyncio.create_task(travel.fork(step, {"inspection_id": "inspection-77c"}, "model"))
         await asyncio.sleep(0.2)  # the first press waits
         second = TimeTravel(session.client, session.parts)  # each press makes its own, as the panel does
@@ -187,9 +185,9 @@ def test_a_second_press_while_one_waits_for_the_wrap_up_is_refused_and_the_first
         await task
         forks = [c for c in await client.threads.get_history(session.thread_id, limit=1000)
                  if (c.get("values") or {}).get("inspection_id") in ("inspection-77c", "inspection-77d")]
-        return before, forks
+        return forks
 
-    before, forks = _travel(agent_server, then)
+    forks = _travel(agent_server, then)
     assert {c["values"]["inspection_id"] for c in forks} == {"inspection-77c"}
 
 
