@@ -25,7 +25,8 @@ def test_a_screen_streamed_as_a_real_providers_tool_arguments_builds_up_in_the_b
         .observe(screen, {subtree: true, childList: true}); }""")
     app.start(inspection, note="standin: screen")
     counts = page.evaluate("() => window.__counts")
-    assert counts[-1] == 9 and counts == sorted(counts), counts
+    assert counts and counts[-1] == 9 and counts == sorted(counts), _what_came(app, standin, provider, inspection,
+                                                                               counts)
     assert len(set(counts)) >= 4, f"the screen did not build up step by step: {counts}"
     assert app.tool_call("read_local_draft").get_attribute("data-state") == "succeeded"
     assert app.tool_call("render_ui").get_attribute("data-state") == "succeeded"
@@ -37,3 +38,16 @@ def test_a_screen_streamed_as_a_real_providers_tool_arguments_builds_up_in_the_b
     asked = [r for r in standin.of(provider) if inspection in r.conversation.first_user_text]
     assert len(asked) == 3 and all(r.body.get("stream") for r in asked)  # read, screen, closing sentence
     app.screenshot(f"{provider}-screen")
+
+
+def _what_came(app, standin, provider, inspection, counts):
+    """What the page and the stand-in saw, for a screen that did not build up as it should."""
+    page = app.page
+    calls = page.locator("#sw-tool-calls li").evaluate_all(
+        "(items) => items.map((li) => `${li.dataset.tool}: ${li.dataset.state}`)")
+    asked = [r for r in standin.of(provider) if inspection in r.conversation.first_user_text]
+    return (f"screen element counts {counts}; status {page.locator('#sw-status').inner_text()!r}; tool calls "
+            f"{calls}; screen issues {page.locator('#sw-screen-issues li').all_inner_texts()}; transcript "
+            f"{page.locator('#sw-transcript').inner_text()[-400:]!r}; the stand-in was asked {len(asked)} times; "
+            f"console errors {app.watch.console_errors[-3:]}")
+
