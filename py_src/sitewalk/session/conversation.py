@@ -83,11 +83,8 @@ class Conversation:
     async def running(self) -> AsyncIterator[None]:
         """Around any run of this session: messages sent meanwhile wait for its end, then go."""
         async with self._busy_while():
-            self._active += 1
-            try:
+            async with self._run():
                 yield
-            finally:
-                self._active -= 1
             if not self._active:
                 await self.flush()
 
@@ -166,7 +163,8 @@ class Conversation:
 
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[None]:
-        """A message's own run: later messages wait for it; the flush that sent it goes on after."""
+        """A run of this session (for a message's own: later messages wait for it; the flush that sent it goes
+        on after)."""
         self._active += 1
         try:
             yield

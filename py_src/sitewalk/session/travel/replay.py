@@ -214,9 +214,8 @@ class TimeTravel:
     async def ensure_idle(self) -> None:
         """No run may be going on the thread (`RunActive`). A run of this session that the server has ended
         while the page still finishes it (reads its question cards, its reviews, sends the messages that waited
-        for it) is waited for, up to
-        `wrap_up_s`: a press right after the screen showed the run's end is not refused for what the
-        inspector cannot see. A run the server has going is refused at once."""
+        for it) is waited for, up to `wrap_up_s`: a press right after the screen showed the run's end is not
+        refused for what the inspector cannot see. A run the server has going is refused at once."""
         await self._no_run_on_server()
         if not self.conversation.busy:
             return
